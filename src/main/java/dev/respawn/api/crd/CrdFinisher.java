@@ -1,0 +1,90 @@
+package dev.respawn.api.crd;
+
+import com.fasterxml.jackson.annotation.JsonClassDescription;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.client.CustomResource;
+import java.io.IOException;
+import java.lang.reflect.ParameterizedType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finishes the CRDs that fabric8's CRD generator writes: printer columns in the order the classes
+ * declare them (the generator sorts them by name), and descriptions for the root, spec and status
+ * objects taken from {@link JsonClassDescription}. Run by the build after the generator
+ * ({@code process-classes}); its output is what {@code crds/} must equal.
+ */
+public final class CrdFinisher {
+  /** The custom resources this project defines, keyed by CRD name. */
+  public static final Map<String, Class<? extends CustomResource<?, ?>>> RESOURCES = Map.of(
+      "agentinstances.respawn.dev", AgentInstance.class,
+      "agentrestartpolicies.respawn.dev", AgentRestartPolicy.class);
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
+      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+      .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+      .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR));
+
+  private CrdFinisher() {}
+
+  /** Arguments: the generator's output directory, and the directory to write the finished CRDs to. */
+  public static void main(String[] args) throws IOException {
+    Path in = Path.of(args[0]);
+    Path out = Path.of(args[1]);
+    Files.createDirectories(out);
+    for (var entry : RESOURCES.entrySet()) {
+      JsonNode crd = YAML.readTree(in.resolve(entry.getKey() + "-v1.yml").toFile());
+      finish((ObjectNode) crd, entry.getValue());
+      Files.writeString(out.resolve(entry.getKey() + ".yaml"), render(crd));
+    }
+  }
+
+  /** The YAML text of a finished CRD, as committed in crds/. */
+  public static String render(JsonNode crd) throws IOException {
+    return "# Generated from the Java classes in dev.respawn.api.v1alpha1 by `make crds`; do not edit.\n"
+        + YAML.writeValueAsString(crd);
+  }
+
+  static void finish(ObjectNode crd, Class<?> resource) {
+    for (JsonNode version : crd.path("spec").path("versions")) {
+      orderPrinterColumns((ObjectNode) version, resource);
+      ObjectNode root = (ObjectNode) version.path("schema").path("openAPIV3Schema");
+      describe(root, resource);
+      var types = (ParameterizedType) resource.getGenericSuperclass();
+      describe((ObjectNode) root.path("properties").path("spec"), (Class<?>) types.getActualTypeArguments()[0]);
+      describe((ObjectNode) root.path("properties").path("status"), (Class<?>) types.getActualTypeArguments()[1]);
+    }
+  }
+
+  private static void orderPrinterColumns(ObjectNode version, Class<?> resource) {
+    JsonNode columns = version.path("additionalPrinterColumns");
+    List<JsonNode> ordered = new ArrayList<>();
+    for (AdditionalPrinterColumn declared : resource.getAnnotationsByType(AdditionalPrinterColumn.class)) {
+      for (JsonNode column : columns) {
+        if (column.path("name").asText().equals(declared.name())) {
+          ordered.add(column);
+        }
+      }
+    }
+    ArrayNode result = version.putArray("additionalPrinterColumns");
+    ordered.forEach(result::add);
+  }
+
+  private static void describe(ObjectNode schema, Class<?> type) {
+    JsonClassDescription description = type.getAnnotation(JsonClassDescription.class);
+    if (description != null && !schema.has("description")) {
+      schema.put("description", description.value());
+    }
+  }
+}

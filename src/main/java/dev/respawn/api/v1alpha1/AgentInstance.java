@@ -1,0 +1,43 @@
+package dev.respawn.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonClassDescription;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Categories;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/** One supervised agent (api.md §2). */
+@JsonClassDescription("AgentInstance: one supervised AI agent. The operator keeps at most one live pod for it and restarts it according to its AgentRestartPolicy.")
+@Group(AgentRestartPolicy.GROUP)
+@Version(AgentRestartPolicy.VERSION)
+@ShortNames("agi")
+@Categories("respawn")
+@AdditionalPrinterColumn(name = "PHASE", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "RESTARTS", jsonPath = ".status.restarts", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "ATTEMPT", jsonPath = ".status.attempt", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "CIRCUIT", jsonPath = ".status.circuitBreaker.state",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "HEARTBEAT", jsonPath = ".status.heartbeat.verdict",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "NEXT-RESTART", jsonPath = ".status.nextRestartAt",
+    type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
+public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus> implements Namespaced {
+  /** Annotation: restart now (value = request id). */
+  public static final String RESTART_ANNOTATION = "respawn.dev/restart";
+  /** Annotation: resume from Escalated/Failed/latched (value = request id). */
+  public static final String RESUME_ANNOTATION = "respawn.dev/resume";
+  /** Pod label naming the instance. */
+  public static final String INSTANCE_LABEL = "respawn.dev/instance";
+  /** Pod label carrying the run number. */
+  public static final String RUN_LABEL = "respawn.dev/run";
+
+  @Override
+  protected AgentInstanceStatus initStatus() {
+    return new AgentInstanceStatus();
+  }
+}

@@ -1,0 +1,24 @@
+package dev.respawn.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonClassDescription;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.ArrayList;
+import java.util.List;
+
+@JsonClassDescription("Whether the policy is accepted, and how many instances use it.")
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class AgentRestartPolicyStatus {
+  @JsonPropertyDescription("The metadata.generation this status describes.")
+  public Long observedGeneration;
+
+  @JsonPropertyDescription("Accepted: True (reason Valid) or False (reason InvalidSpec or TierRestricted, "
+      + "the message names the field and the rule).")
+  public List<StatusCondition> conditions = new ArrayList<>();
+
+  @JsonPropertyDescription("Number of AgentInstances that reference this policy.")
+  public Integer instances;
+
+  @JsonPropertyDescription("Worst case: the sum of the delays of all maxRetries attempts, without jitter.")
+  public String totalRetryTime;
+}

@@ -1,0 +1,34 @@
+package dev.respawn.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+
+/** One ordered failure rule; the first rule whose match holds decides. */
+public class FailureRule {
+  @JsonPropertyDescription("Name of the rule, unique within the policy; recorded in status.lastFailure.rule.")
+  @Required
+  @Size(min = 1, max = 63)
+  public String name;
+
+  @JsonPropertyDescription("Criteria; every listed criterion must hold. An empty match matches every failure.")
+  public FailureMatch match;
+
+  @JsonPropertyDescription("Retry (restart with backoff), Fail (no restart, phase Failed) or Ignore "
+      + "(restart at once, not counted as a failure).")
+  @Required
+  public FailureAction action;
+
+  @JsonPropertyDescription("Overrides spec.maxRetries (and the built-in caps) for failures this rule matches, 0..1000.")
+  @Min(0)
+  @Max(1000)
+  public Integer maxRetries;
+
+  @JsonPropertyDescription("Minimum delay before restarting a failure this rule matches (Go duration).")
+  @Pattern(Durations.PATTERN)
+  @Size(max = Durations.MAX_LENGTH)
+  public String cooldown;
+}

@@ -1,0 +1,44 @@
+package dev.respawn.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.Objects;
+
+/** A standard Kubernetes condition, described for `kubectl explain`. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class StatusCondition {
+  @JsonPropertyDescription("Condition type (Ready, Recovering, Escalated, Accepted).")
+  public String type;
+  @JsonPropertyDescription("True, False or Unknown.")
+  public String status;
+  @JsonPropertyDescription("Machine-readable reason in CamelCase.")
+  public String reason;
+  @JsonPropertyDescription("Human-readable detail.")
+  public String message;
+  @JsonPropertyDescription("When status last changed.")
+  public String lastTransitionTime;
+  @JsonPropertyDescription("The metadata.generation the condition was set for.")
+  public Long observedGeneration;
+
+  public StatusCondition() {}
+
+  public StatusCondition(String type, String status, String reason, String message) {
+    this.type = type;
+    this.status = status;
+    this.reason = reason;
+    this.message = message;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof StatusCondition c && Objects.equals(type, c.type) && Objects.equals(status, c.status)
+        && Objects.equals(reason, c.reason) && Objects.equals(message, c.message)
+        && Objects.equals(lastTransitionTime, c.lastTransitionTime)
+        && Objects.equals(observedGeneration, c.observedGeneration);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(type, status, reason, message, lastTransitionTime, observedGeneration);
+  }
+}
