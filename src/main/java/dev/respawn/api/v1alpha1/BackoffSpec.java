@@ -1,6 +1,7 @@
 package dev.respawn.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -17,7 +18,8 @@ public class BackoffSpec {
   @JsonPropertyDescription("Backoff type: None (never restart a failure), Immediate (no delay), "
       + "Linear (initialDelay * n) or Exponential (initialDelay * multiplier^(n-1)). Default Exponential.")
   @Default("Exponential")
-  public BackoffType type;
+  @SchemaFrom(type = BackoffType.class)
+  public String type;
 
   @JsonPropertyDescription("Delay before the first restart of a failure sequence (Go duration, e.g. 2s). Default 2s.")
   @Default("2s")

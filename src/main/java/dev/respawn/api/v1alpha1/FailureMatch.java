@@ -1,6 +1,7 @@
 package dev.respawn.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Size;
@@ -24,5 +25,6 @@ public class FailureMatch {
   @JsonPropertyDescription("Interruption classes after built-in classification (ToolFailure, Timeout, "
       + "ContextReset, ProcessCrash, Unknown); matches if the class is any of them.")
   @Size(max = 5)
-  public List<InterruptionClass> classes;
+  @SchemaFrom(type = InterruptionClass[].class)
+  public List<String> classes;
 }

@@ -1,6 +1,7 @@
 package dev.respawn.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
@@ -20,7 +21,8 @@ public class FailureRule {
   @JsonPropertyDescription("Retry (restart with backoff), Fail (no restart, phase Failed) or Ignore "
       + "(restart at once, not counted as a failure).")
   @Required
-  public FailureAction action;
+  @SchemaFrom(type = FailureAction.class)
+  public String action;
 
   @JsonPropertyDescription("Overrides spec.maxRetries (and the built-in caps) for failures this rule matches, 0..1000.")
   @Min(0)

@@ -1,6 +1,7 @@
 package dev.respawn.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -9,7 +10,8 @@ public class ResumeSpec {
   @JsonPropertyDescription("Off (always a fresh restart), Prefer (resume when eligible, else fresh) or "
       + "Require (resume or escalate). Default Prefer.")
   @Default("Prefer")
-  public ResumeMode mode;
+  @SchemaFrom(type = ResumeMode.class)
+  public String mode;
 
   @JsonPropertyDescription("Resume attempts allowed per failure sequence, 0..1000. Default 3.")
   @Default("3")

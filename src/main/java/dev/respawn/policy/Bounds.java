@@ -1,0 +1,37 @@
+package dev.respawn.policy;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.StandardCharsets;
+
+/** The size limits of api.md §9; text is cut on a UTF-8 character boundary, never inside one. */
+public final class Bounds {
+  public static final int MESSAGE_BYTES = 512;
+  public static final int DETAIL_BYTES = 512;
+  public static final int REQUEST_ID_BYTES = 256;
+  public static final int CHECKPOINT_BYTES = 256;
+  public static final int HISTORY_ENTRIES = 10;
+  public static final int MAX_RETRIES = 1000;
+  public static final int MAX_RESTARTS = 1000;
+  public static final int MAX_FAILURE_THRESHOLD = 100;
+
+  private Bounds() {}
+
+  /** The longest prefix of {@code text} whose UTF-8 encoding fits in {@code maxBytes}; null stays null. */
+  public static String truncateUtf8(String text, int maxBytes) {
+    if (text == null || text.length() * 3 <= maxBytes) {
+      return text;
+    }
+    CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder();
+    ByteBuffer out = ByteBuffer.allocate(maxBytes);
+    CharBuffer in = CharBuffer.wrap(text);
+    CoderResult result = encoder.encode(in, out, true);
+    if (result.isUnderflow()) {
+      return text;
+    }
+    // the encoder stops before a character (or surrogate pair) that does not fit whole
+    return text.substring(0, in.position());
+  }
+}

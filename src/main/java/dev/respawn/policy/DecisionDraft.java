@@ -1,0 +1,136 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.policy.Decision.AuditRecord;
+import dev.respawn.policy.Decision.Liveness;
+import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.Decision.PodStart;
+import dev.respawn.policy.InstanceState.DecisionInfo;
+import dev.respawn.policy.InstanceState.FailureInfo;
+import dev.respawn.policy.InstanceState.RestartInfo;
+import dev.respawn.policy.InstanceState.RunInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/** The working set of one decision: the state being changed and what the controller must do. */
+final class DecisionDraft {
+  final RestartPolicy policy;
+  final InstanceState state;
+  final Observation obs;
+  final Instant now;
+  final RandomGenerator random;
+  boolean deletePod;
+  PodStart start;
+  String reasonCode = "";
+  Liveness liveness;
+  AuditRecord audit;
+  final List<Notice> notices = new ArrayList<>();
+  private Instant wakeAt;
+
+  DecisionDraft(RestartPolicy policy, InstanceState state, Observation obs, Instant now, RandomGenerator random) {
+    this.policy = policy;
+    this.state = state;
+    this.obs = obs;
+    this.now = now;
+    this.random = random;
+  }
+
+  String instance() {
+    return obs.instance();
+  }
+
+  void wakeAt(Instant t) {
+    if (t != null && t.isAfter(now) && (wakeAt == null || t.isBefore(wakeAt))) {
+      wakeAt = t;
+    }
+  }
+
+  void notice(Notice n) {
+    notices.add(n);
+  }
+
+  /** Records a decision with a reason code in status.lastDecision and in the audit line. */
+  void decided(String action, String code, int maxAttempts, Duration delay, InterruptionClass cls, Boolean eligible,
+      long cooldownRemaining, String actor) {
+    reasonCode = code;
+    state.lastDecision = new DecisionInfo(action, code, state.attempt, maxAttempts,
+        "Restart".equals(action) && state.attempt > 0 && state.attempt >= maxAttempts,
+        delay.toMillis() / 1000.0, now);
+    audit = new AuditRecord(eligible != null ? "resume_decision" : "restart_decision", obs.namespace(),
+        obs.instance(), state.run, cls, eligible, code, cooldownRemaining, state.attempt, maxAttempts, now, actor);
+  }
+
+  /** Records the ending of the current run in status.history (keyed by pod UID: counted once). */
+  void recordRunEnd(String podUid, String outcome, InterruptionClass cls, Integer exitCode, String code) {
+    state.addHistory(new RunInfo(state.run, state.currentPod, podUid, state.runStartedAt, now, outcome, cls,
+        exitCode, code));
+  }
+
+  /** Terminal phases Escalated and Failed: the condition message and Event carry context and a checklist. */
+  void stop(Phase phase, TerminalReason terminal, String code) {
+    state.phase = phase;
+    state.terminalReason = terminal;
+    state.nextRestartAt = null;
+    reasonCode = code;
+    notice(Notice.warning("Escalated", escalationMessage(code)));
+  }
+
+  String escalationMessage(String code) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(state.phase).append(" (").append(code).append(")");
+    FailureInfo f = state.lastFailure;
+    if (f != null) {
+      sb.append(". Last failure: pod ").append(f.pod()).append(", class ").append(f.interruptionClass());
+      if (f.exitCode() != null) {
+        sb.append(", exit code ").append(f.exitCode());
+      }
+      if (f.reason() != null) {
+        sb.append(", reason ").append(f.reason());
+      }
+      if (f.message() != null && !f.message().isEmpty()) {
+        sb.append(", message \"").append(f.message()).append('"');
+      }
+    }
+    String pod = f != null ? f.pod() : state.currentPod;
+    sb.append(". Inspect: kubectl logs ").append(pod == null ? "<pod>" : pod)
+        .append(" -n ").append(obs.namespace())
+        .append("; kubectl describe agentinstance ").append(obs.instance()).append(" -n ").append(obs.namespace())
+        .append(". Continue: kubectl annotate agentinstance ").append(obs.instance())
+        .append(" respawn.dev/resume=<id> --overwrite, or kubectl respawn resume ").append(obs.instance())
+        .append(" --force");
+    return Bounds.truncateUtf8(sb.toString(), 1024);
+  }
+
+  /** Schedules the next run at {@code at} (now or later), phase Backoff. */
+  void scheduleRestart(Instant at, RestartInfo restart) {
+    state.phase = Phase.Backoff;
+    state.nextRestartAt = at;
+    state.lastRestart = restart;
+  }
+
+  Decision build() {
+    if (liveness == null) {
+      liveness = idleLiveness();
+    }
+    return new Decision(state, deletePod, Optional.ofNullable(start), reasonCode, Optional.ofNullable(wakeAt),
+        notices, Optional.ofNullable(audit), liveness);
+  }
+
+  private Liveness idleLiveness() {
+    return switch (state.phase) {
+      case Escalated, Failed -> new Liveness(false, LivenessGate.RESTART_LIMIT, escalationMessage(
+          state.lastDecision != null ? state.lastDecision.reasonCode() : reasonCode));
+      case Succeeded -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "the agent exited cleanly");
+      case Suspended -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "suspended (spec.suspend)");
+      case Backoff, CircuitOpen -> new Liveness(false, LivenessGate.POD_NOT_RUNNING,
+          "next run at " + state.nextRestartAt);
+      default -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "no pod running");
+    };
+  }
+}

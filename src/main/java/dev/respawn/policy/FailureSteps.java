@@ -1,0 +1,194 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.BackoffType;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.FailureAction;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.ResumeMode;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.InstanceState.FailureInfo;
+import dev.respawn.policy.InstanceState.ResumeInfo;
+import dev.respawn.policy.InstanceState.RestartInfo;
+import dev.respawn.policy.spi.CustomEvaluator;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/** api.md §3 steps 2–4 (a–k): what happens after a run ended. */
+final class FailureSteps {
+  static final String POLICY_NONE = "policy_none";
+  static final String NON_RETRYABLE = "non_retryable_failure";
+  static final String RETRIES_EXHAUSTED = "retries_exhausted";
+  static final String CIRCUIT_OPEN = "circuit_open";
+  static final String RESTART_LIMIT = "restart_limit_exceeded";
+  static final String SCHEDULED = "restart_scheduled";
+  static final String CLEAN_EXIT = "clean_exit";
+  static final String RESTART_REQUESTED = "restart_requested";
+  static final String IGNORED = "failure_ignored";
+
+  private FailureSteps() {}
+
+  /** A run ended (not yet recorded): steps 2, 3 and 4. */
+  static void runEnded(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {
+    InstanceState s = d.state;
+    if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(0).equals(e.exitCode())) {
+      d.recordRunEnd(e.podUid(), "Success", null, 0, CLEAN_EXIT);
+      s.phase = Phase.Succeeded;
+      s.terminalReason = TerminalReason.CleanExit;
+      s.nextRestartAt = null;
+      d.decided("None", CLEAN_EXIT, 0, Duration.ZERO, null, null, 0, "system");
+      return;
+    }
+    if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(d.policy.restartRequestExitCode()).equals(e.exitCode())) {
+      d.recordRunEnd(e.podUid(), "RestartRequest", null, e.exitCode(), RESTART_REQUESTED);
+      String reason = e.message() == null || e.message().isBlank() ? "exit code " + e.exitCode()
+          : Bounds.truncateUtf8(e.message().strip(), Bounds.MESSAGE_BYTES);
+      d.notice(Notice.normal("RestartRequested", "The agent asked for a restart (exit code " + e.exitCode() + "): "
+          + reason));
+      restartAtOnce(d, "RestartRequest", reason, RESTART_REQUESTED, "agent");
+      return;
+    }
+    failure(d, e, evaluators);
+  }
+
+  /** Restarts that are not failures (exit code 42, Ignore): at once, but inside restartLimit. */
+  static void restartAtOnce(DecisionDraft d, String kind, String reason, String code, String actor) {
+    InstanceState s = d.state;
+    if (RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
+      d.decided("Escalate", RESTART_LIMIT, 0, Duration.ZERO, null, null, 0, actor);
+      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, RESTART_LIMIT);
+      return;
+    }
+    d.scheduleRestart(d.now, new RestartInfo(kind, reason, s.currentPod, null, d.now, null, "", null, null));
+    d.decided("Restart", code, 0, Duration.ZERO, null, null, 0, actor);
+  }
+
+  private static void failure(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {
+    InstanceState s = d.state;
+    RestartPolicy p = d.policy;
+    Classification c = FailureClassifier.classify(e, p, evaluators);
+    InterruptionClass cls = c.interruptionClass();
+    s.lastFailure = new FailureInfo(e.pod(), e.podUid(), cls, c.failureReason(), e.reason(), e.exitCode(),
+        Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now);
+    String summary = cls + "/" + c.failureReason() + (e.exitCode() != null ? " exit " + e.exitCode() : "")
+        + (e.reason() != null ? " " + e.reason() : "");
+    d.notice(Notice.warning("RestartFailed", "[RST] Restart failed for " + d.instance() + ": " + summary));
+    // a. backoff type None: never restart a failure
+    if (p.backoff().type() == BackoffType.None) {
+      end(d, e, cls, POLICY_NONE, c.maxRetries(), null);
+      d.stop(Phase.Failed, null, POLICY_NONE);
+      return;
+    }
+    // b. Fail
+    if (c.action() == FailureAction.Fail) {
+      end(d, e, cls, NON_RETRYABLE, c.maxRetries(), null);
+      d.stop(Phase.Failed, TerminalReason.UnrecoverableError, NON_RETRYABLE);
+      return;
+    }
+    // c. Unknown: fail closed
+    if (cls == InterruptionClass.Unknown) {
+      end(d, e, cls, ResumeEligibility.UNKNOWN_CLASS, c.maxRetries(), false);
+      d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, ResumeEligibility.UNKNOWN_CLASS);
+      return;
+    }
+    // d. Ignore: restart at once, not a failure
+    if (c.action() == FailureAction.Ignore) {
+      d.recordRunEnd(e.podUid(), "Ignored", cls, e.exitCode(), IGNORED);
+      restartAtOnce(d, "Ignored", summary, IGNORED, "system");
+      return;
+    }
+    // e. count it
+    s.attempt += 1;
+    if (s.attempt == 1) {
+      s.firstFailureAt = d.now;
+    }
+    CircuitState before = s.circuit.state();
+    s.circuit = CircuitBreaker.recordFailure(s.circuit, p.circuitBreaker(), d.now);
+    if (before != CircuitState.Open && s.circuit.state() == CircuitState.Open) {
+      d.notice(Notice.warning("CircuitBreakerStateChanged", "[RST] Circuit breaker opened for " + d.instance()
+          + ", reset in " + GoDuration.format(p.circuitBreaker().openDuration()) + " (" + before + " -> Open)"));
+    }
+    // f. retries exhausted
+    if (s.attempt > c.maxRetries()) {
+      end(d, e, cls, RETRIES_EXHAUSTED, c.maxRetries(), null);
+      d.notice(Notice.warning("RestartExhausted", "[RST] Restart attempts exhausted for " + d.instance() + " after "
+          + (s.attempt - 1) + " attempts"));
+      d.stop(Phase.Escalated, e.kind().isStall() ? TerminalReason.StallTimeout : TerminalReason.RestartLimitExceeded,
+          RETRIES_EXHAUSTED);
+      return;
+    }
+    // g. latched circuit
+    if (s.circuit.state() == CircuitState.Open && p.circuitBreaker().latch()) {
+      end(d, e, cls, CIRCUIT_OPEN, c.maxRetries(), null);
+      d.stop(Phase.Escalated, TerminalReason.CircuitBreakerOpen, CIRCUIT_OPEN);
+      return;
+    }
+    Duration backoff = Backoff.jitter(Backoff.delay(p.backoff(), s.attempt), p.backoff().jitter(), d.random);
+    Duration ruleCooldown = c.cooldown().orElse(Duration.ZERO);
+    Duration plain = max(backoff, ruleCooldown);
+    // h. resume
+    ResumeEligibility.Verdict resume = null;
+    if (p.resume().mode() != ResumeMode.Off) {
+      LeaseView lease = d.obs.lease().orElse(null);
+      resume = ResumeEligibility.evaluate(p.resume(), cls, lease, s.resume.attempts(), plain);
+      s.resume = new ResumeInfo(lease == null ? null : lease.checkpoint(), lease == null ? null
+          : lease.checkpointStatus(), lease == null ? null : lease.stepIdempotent(), resume.eligible(),
+          resume.reasonCode(), resume.eligible() ? secondsUp(max(plain, resume.cooldown())) : 0, s.resume.attempts());
+      d.notice(Notice.normal("ResumeDecision", "Resume " + (resume.eligible() ? "eligible" : "not eligible") + ": "
+          + resume.reasonCode()));
+      if (p.resume().mode() == ResumeMode.Require && !resume.eligible()) {
+        end(d, e, cls, resume.reasonCode(), c.maxRetries(), false);
+        d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, resume.reasonCode());
+        return;
+      }
+    }
+    // i. restart window
+    if (RestartWindow.isFull(s.recentRestarts, p.restartLimit(), d.now)) {
+      end(d, e, cls, RESTART_LIMIT, c.maxRetries(), resume == null ? null : resume.eligible());
+      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, RESTART_LIMIT);
+      return;
+    }
+    boolean resuming = resume != null && resume.eligible();
+    String checkpoint = resuming ? d.obs.lease().get().checkpoint() : null;
+    RestartInfo restart = new RestartInfo("Failure", summary, s.currentPod, null, d.now, null, "",
+        resuming ? Bounds.truncateUtf8(checkpoint, Bounds.CHECKPOINT_BYTES) : null, resuming ? cls : null);
+    // j. circuit open: wait for the HalfOpen trial
+    if (s.circuit.state() == CircuitState.Open) {
+      Instant trial = CircuitBreaker.trialAt(s.circuit, p.circuitBreaker());
+      d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), CIRCUIT_OPEN);
+      d.scheduleRestart(trial, restart);
+      s.phase = Phase.CircuitOpen;
+      d.decided("Wait", CIRCUIT_OPEN, c.maxRetries(), Duration.between(d.now, trial), cls,
+          resume == null ? null : resume.eligible(), 0, "system");
+      return;
+    }
+    // k. backoff
+    Duration wait = resuming ? max(plain, resume.cooldown()) : plain;
+    String code = resuming && resume.cooldown().compareTo(plain) > 0 ? ResumeEligibility.BLOCKED_COOLDOWN : SCHEDULED;
+    d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
+    d.scheduleRestart(d.now.plus(wait), restart);
+    d.decided("Restart", code, c.maxRetries(), wait, cls, resume == null ? null : resume.eligible(),
+        resuming ? secondsUp(resume.cooldown()) : 0, "system");
+    d.notice(Notice.normal("RestartScheduled", "[RST] Restart scheduled for " + d.instance() + " at "
+        + s.nextRestartAt + " (attempt " + s.attempt + ")"));
+  }
+
+  /** Records the run end and a decision that does not restart (or waits for the circuit). */
+  private static void end(DecisionDraft d, RunEnding e, InterruptionClass cls, String code, int max,
+      Boolean eligible) {
+    d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
+    String action = NON_RETRYABLE.equals(code) || POLICY_NONE.equals(code) ? "Fail" : "Escalate";
+    d.decided(action, code, max, Duration.ZERO, cls, eligible, 0, "system");
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  private static long secondsUp(Duration d) {
+    long s = d.getSeconds();
+    return d.getNano() > 0 ? s + 1 : s;
+  }
+}

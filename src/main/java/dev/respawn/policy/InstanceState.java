@@ -1,0 +1,140 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The durable state of one AgentInstance as the decision core sees it: the values it reads from
+ * and writes to status. {@link RestartEvaluator#decide} never changes the state it is given; it
+ * works on a {@link #copy()} and returns that.
+ */
+public final class InstanceState {
+  public Phase phase = Phase.Pending;
+  public int run;
+  public String currentPod;
+  public Instant runStartedAt;
+  public int attempt;
+  public Instant firstFailureAt;
+  public int restarts;
+  public Instant nextRestartAt;
+  public FailureInfo lastFailure;
+  public DecisionInfo lastDecision;
+  public CircuitSnapshot circuit = CircuitSnapshot.CLOSED;
+  public HeartbeatInfo heartbeat;
+  public ResumeInfo resume = ResumeInfo.NONE;
+  public RestartInfo lastRestart;
+  public TerminalReason terminalReason;
+  public List<Instant> recentRestarts = new ArrayList<>();
+  public List<RunInfo> history = new ArrayList<>();
+  public String handledRestartRequest;
+  public String handledResumeRequest;
+
+  /** A copy whose lists can be changed without touching this one (the records are immutable). */
+  public InstanceState copy() {
+    InstanceState c = new InstanceState();
+    c.phase = phase;
+    c.run = run;
+    c.currentPod = currentPod;
+    c.runStartedAt = runStartedAt;
+    c.attempt = attempt;
+    c.firstFailureAt = firstFailureAt;
+    c.restarts = restarts;
+    c.nextRestartAt = nextRestartAt;
+    c.lastFailure = lastFailure;
+    c.lastDecision = lastDecision;
+    c.circuit = circuit;
+    c.heartbeat = heartbeat;
+    c.resume = resume;
+    c.lastRestart = lastRestart;
+    c.terminalReason = terminalReason;
+    c.recentRestarts = new ArrayList<>(recentRestarts);
+    c.history = new ArrayList<>(history);
+    c.handledRestartRequest = handledRestartRequest;
+    c.handledResumeRequest = handledResumeRequest;
+    return c;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof InstanceState s && phase == s.phase && run == s.run && attempt == s.attempt
+        && restarts == s.restarts && Objects.equals(currentPod, s.currentPod)
+        && Objects.equals(runStartedAt, s.runStartedAt) && Objects.equals(firstFailureAt, s.firstFailureAt)
+        && Objects.equals(nextRestartAt, s.nextRestartAt) && Objects.equals(lastFailure, s.lastFailure)
+        && Objects.equals(lastDecision, s.lastDecision) && Objects.equals(circuit, s.circuit)
+        && Objects.equals(heartbeat, s.heartbeat) && Objects.equals(resume, s.resume)
+        && Objects.equals(lastRestart, s.lastRestart) && terminalReason == s.terminalReason
+        && recentRestarts.equals(s.recentRestarts) && history.equals(s.history)
+        && Objects.equals(handledRestartRequest, s.handledRestartRequest)
+        && Objects.equals(handledResumeRequest, s.handledResumeRequest);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(phase, run, currentPod, attempt, restarts, nextRestartAt, circuit, lastDecision);
+  }
+
+  @Override
+  public String toString() {
+    return "InstanceState{phase=" + phase + ", run=" + run + ", pod=" + currentPod + ", attempt=" + attempt
+        + ", restarts=" + restarts + ", nextRestartAt=" + nextRestartAt + ", circuit=" + circuit.state()
+        + ", terminal=" + terminalReason + ", decision=" + lastDecision + "}";
+  }
+
+  /** True when the run ending of this pod UID was already recorded (each failure counts once). */
+  public boolean hasRecorded(String podUid) {
+    return podUid != null && history.stream().anyMatch(r -> podUid.equals(r.podUid()));
+  }
+
+  /** Appends a finished run, keeping the last {@link Bounds#HISTORY_ENTRIES}. */
+  public void addHistory(RunInfo r) {
+    history.add(r);
+    while (history.size() > Bounds.HISTORY_ENTRIES) {
+      history.remove(0);
+    }
+  }
+
+  /** status.lastFailure. */
+  public record FailureInfo(String pod, String podUid, InterruptionClass interruptionClass, String failureReason,
+      String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at) {}
+
+  /** status.lastDecision. */
+  public record DecisionInfo(String action, String reasonCode, int attempt, int maxAttempts, boolean finalAttempt,
+      double delaySeconds, Instant at) {}
+
+  /** status.heartbeat; observedAt is the operator's time of the last renewTime change it saw. */
+  public record HeartbeatInfo(HealthVerdict verdict, Instant lastRenewTime, Instant observedAt, String detail) {}
+
+  /** status.resume. */
+  public record ResumeInfo(String checkpoint, String checkpointStatus, Boolean idempotent, Boolean eligible,
+      String reasonCode, long cooldownRemainingSeconds, int attempts) {
+    public static final ResumeInfo NONE = new ResumeInfo(null, null, null, null, null, 0, 0);
+
+    public ResumeInfo withAttempts(int a) {
+      return new ResumeInfo(checkpoint, checkpointStatus, idempotent, eligible, reasonCode,
+          cooldownRemainingSeconds, a);
+    }
+  }
+
+  /**
+   * status.lastRestart; pod and startedAt stay null until the next run's pod is created. kind:
+   * Failure, Ignored, RestartRequest, Manual, Resume, Unsuspend.
+   */
+  public record RestartInfo(String kind, String reason, String previousPod, String pod, Instant requestedAt,
+      Instant startedAt, String requestId, String resumeCheckpoint, InterruptionClass interruptionClass) {
+
+    public RestartInfo started(String newPod, Instant at) {
+      return new RestartInfo(kind, reason, previousPod, newPod, requestedAt, at, requestId, resumeCheckpoint,
+          interruptionClass);
+    }
+  }
+
+  /** One entry of status.history. outcome: Success, Failure, RestartRequest, Ignored, Stopped. */
+  public record RunInfo(int run, String pod, String podUid, Instant startedAt, Instant endedAt, String outcome,
+      InterruptionClass interruptionClass, Integer exitCode, String reasonCode) {}
+}

@@ -1,0 +1,123 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.policy.Decision.Liveness;
+import dev.respawn.policy.InstanceState.HeartbeatInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The fail-closed liveness gate of api.md §5. Staleness is judged by when the operator saw the
+ * Lease's renewTime change (as Kubernetes' node lifecycle controller does), never by comparing the
+ * agent's clock with ours.
+ */
+public final class LivenessGate {
+  public static final String HEALTHY = "Healthy";
+  public static final String UNHEALTHY_VERDICT = "UnhealthyVerdict";
+  public static final String AMBIGUOUS = "AmbiguousState";
+  public static final String STALE = "StaleHeartbeat";
+  public static final String RESTART_LIMIT = "RestartLimitExceeded";
+  public static final String POD_NOT_RUNNING = "PodNotRunning";
+  public static final String POD_NOT_READY = "PodNotReady";
+
+  private LivenessGate() {}
+
+  /**
+   * The heartbeat status after seeing {@code lease}: observedAt moves only when renewTime changed.
+   * A renewal without a respawn.dev/health annotation counts as Healthy.
+   */
+  public static HeartbeatInfo track(HeartbeatInfo previous, LeaseView lease, Instant now) {
+    if (lease == null) {
+      return previous;
+    }
+    Instant observedAt = previous == null ? null : previous.observedAt();
+    boolean changed = lease.renewTime() != null
+        && (previous == null || !Objects.equals(previous.lastRenewTime(), lease.renewTime()));
+    if (changed) {
+      observedAt = lease.changeSeenAt() != null ? lease.changeSeenAt() : now;
+    } else if (lease.changeSeenAt() != null && observedAt != null && lease.changeSeenAt().isAfter(observedAt)) {
+      observedAt = lease.changeSeenAt();
+    }
+    HealthVerdict verdict = lease.renewTime() == null ? HealthVerdict.Unknown
+        : lease.verdict() == null ? HealthVerdict.Healthy : lease.verdict();
+    return new HeartbeatInfo(verdict, lease.renewTime(), observedAt,
+        Bounds.truncateUtf8(lease.detail(), Bounds.DETAIL_BYTES));
+  }
+
+  /**
+   * Judges the current run: whether it must end (stalled, crashed, stale, never started), whether it
+   * is Ready, and when the verdict may change next.
+   */
+  public static Judgement judge(RestartPolicy policy, HeartbeatInfo heartbeat, PodView pod, Instant now) {
+    Optional<Duration> grace = policy.heartbeat().startupGrace();
+    switch (pod.stage()) {
+      case PENDING -> {
+        String reason = pod.waitingReason() != null ? pod.waitingReason() : POD_NOT_RUNNING;
+        Liveness l = new Liveness(false, reason, pod.waitingMessage() != null ? pod.waitingMessage()
+            : "pod " + pod.name() + " is not running yet");
+        if (grace.isPresent() && pod.createdAt() != null) {
+          Instant deadline = pod.createdAt().plus(grace.get());
+          if (!now.isBefore(deadline)) {
+            return new Judgement(Optional.of(EndingKind.NEVER_STARTED), l, Optional.empty());
+          }
+          return new Judgement(Optional.empty(), l, Optional.of(deadline));
+        }
+        return new Judgement(Optional.empty(), l, Optional.empty());
+      }
+      case RUNNING -> {
+        return judgeRunning(policy, heartbeat, pod, now);
+      }
+      default -> {
+        return new Judgement(Optional.empty(), new Liveness(false, POD_NOT_RUNNING,
+            "pod " + pod.name() + " is not running"), Optional.empty());
+      }
+    }
+  }
+
+  private static Judgement judgeRunning(RestartPolicy policy, HeartbeatInfo hb, PodView pod, Instant now) {
+    Optional<Duration> timeout = policy.heartbeat().timeout();
+    if (timeout.isEmpty()) {
+      Liveness l = pod.ready() ? new Liveness(true, HEALTHY, "pod " + pod.name() + " is ready")
+          : new Liveness(false, POD_NOT_READY, "pod " + pod.name() + " is running but not ready");
+      return new Judgement(Optional.empty(), l, Optional.empty());
+    }
+    HealthVerdict verdict = hb == null ? HealthVerdict.Unknown : hb.verdict();
+    if (verdict == HealthVerdict.Stalled || verdict == HealthVerdict.Crashed) {
+      Liveness l = new Liveness(false, UNHEALTHY_VERDICT, "the agent reported " + verdict + detail(hb));
+      EndingKind kind = verdict == HealthVerdict.Stalled ? EndingKind.HEARTBEAT_STALLED : EndingKind.HEARTBEAT_CRASHED;
+      return new Judgement(Optional.of(kind), l, Optional.empty());
+    }
+    Instant started = pod.startedAt() != null ? pod.startedAt() : pod.createdAt();
+    Instant graceEnd = started == null ? now : started.plus(policy.heartbeat().startupGrace().orElse(timeout.get()));
+    Instant seen = hb == null ? null : hb.observedAt();
+    Instant deadline = seen == null ? graceEnd : later(seen.plus(timeout.get()), graceEnd);
+    if (now.isAfter(deadline)) {
+      String why = seen == null ? "no heartbeat within the startup grace"
+          : "no heartbeat change seen since " + seen + " (timeout " + GoDuration.format(timeout.get()) + ")";
+      return new Judgement(Optional.of(EndingKind.HEARTBEAT_STALE), new Liveness(false, STALE, why), Optional.empty());
+    }
+    Optional<Instant> next = Optional.of(deadline.plusMillis(1));
+    if (seen == null) {
+      return new Judgement(Optional.empty(), new Liveness(false, STALE, "waiting for the first heartbeat (due by "
+          + deadline + ")"), next);
+    }
+    if (verdict == HealthVerdict.Healthy) {
+      return new Judgement(Optional.empty(), new Liveness(true, HEALTHY, "heartbeat fresh" + detail(hb)), next);
+    }
+    return new Judgement(Optional.empty(), new Liveness(false, AMBIGUOUS, "the agent reported " + verdict
+        + detail(hb)), next);
+  }
+
+  private static String detail(HeartbeatInfo hb) {
+    return hb == null || hb.detail() == null || hb.detail().isEmpty() ? "" : ": " + hb.detail();
+  }
+
+  private static Instant later(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
+  }
+
+  /** The gate's verdict on the current run. */
+  public record Judgement(Optional<EndingKind> endRun, Liveness liveness, Optional<Instant> nextCheck) {}
+}

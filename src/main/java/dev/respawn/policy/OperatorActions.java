@@ -1,0 +1,125 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.ResumeMode;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.InstanceState.ResumeInfo;
+import dev.respawn.policy.InstanceState.RestartInfo;
+import java.time.Duration;
+import java.util.ArrayList;
+
+/** spec.suspend (§3 step 1) and the operator-action annotations of §6. */
+final class OperatorActions {
+  static final String SUSPENDED = "suspended";
+  static final String MANUAL_RESTART = "manual_restart";
+  static final String RESUMED = "resumed";
+  static final String REFUSED = "request_refused";
+
+  private OperatorActions() {}
+
+  /** spec.suspend=true: stop the run, restart nothing. */
+  static void suspend(DecisionDraft d) {
+    InstanceState s = d.state;
+    if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
+      d.recordRunEnd(currentUid(d), "Stopped", null, null, SUSPENDED);
+      d.deletePod = true;
+    }
+    if (s.phase != Phase.Suspended) {
+      s.phase = Phase.Suspended;
+      s.terminalReason = TerminalReason.OperatorShutdown;
+      s.nextRestartAt = null;
+      d.decided("Stop", SUSPENDED, 0, Duration.ZERO, null, null, 0, "operator");
+    }
+    refuseRequests(d, "the instance is suspended (spec.suspend: true)");
+  }
+
+  /** spec.suspend cleared: a fresh run at once, not a failure. */
+  static void unsuspend(DecisionDraft d) {
+    InstanceState s = d.state;
+    s.terminalReason = null;
+    d.scheduleRestart(d.now, new RestartInfo("Unsuspend", "spec.suspend cleared", s.currentPod, null, d.now, null, "",
+        null, null));
+    d.decided("Restart", MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+  }
+
+  /** respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now. */
+  static void resume(DecisionDraft d, Request r) {
+    InstanceState s = d.state;
+    s.handledResumeRequest = r.id();
+    CircuitState before = s.circuit.state();
+    s.attempt = 0;
+    s.firstFailureAt = null;
+    s.circuit = CircuitBreaker.reset(s.circuit);
+    s.recentRestarts = new ArrayList<>();
+    s.terminalReason = null;
+    s.resume = s.resume.withAttempts(0);
+    if (before != CircuitState.Closed) {
+      d.notice(Notice.normal("CircuitBreakerStateChanged", "Circuit breaker closed for " + d.instance()
+          + " by resume request " + r.id() + " (" + before + " -> Closed)"));
+    }
+    endLiveRun(d, "Stopped", RESUMED);
+    String checkpoint = null;
+    InterruptionClass cls = null;
+    LeaseView lease = d.obs.lease().orElse(null);
+    if (d.policy.resume().mode() != ResumeMode.Off && s.lastFailure != null) {
+      var verdict = ResumeEligibility.evaluate(d.policy.resume(), s.lastFailure.interruptionClass(), lease, 0,
+          Duration.ofDays(365));
+      if (verdict.eligible()) {
+        checkpoint = Bounds.truncateUtf8(lease.checkpoint(), Bounds.CHECKPOINT_BYTES);
+        cls = s.lastFailure.interruptionClass();
+      }
+      s.resume = new ResumeInfo(lease == null ? null : lease.checkpoint(), lease == null ? null
+          : lease.checkpointStatus(), lease == null ? null : lease.stepIdempotent(), verdict.eligible(),
+          verdict.reasonCode(), 0, 0);
+    }
+    String reason = r.reason() != null ? r.reason() : "resume requested";
+    d.scheduleRestart(d.now, new RestartInfo("Resume", reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
+        cls));
+    d.decided("Restart", RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
+    d.notice(Notice.normal("RestartRequested", "Resume requested (" + r.id() + "): new lifecycle, restarting now"
+        + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
+  }
+
+  /** respawn.dev/restart with a new id: end a live run or skip a wait; refused in a terminal phase. */
+  static void restart(DecisionDraft d, Request r) {
+    InstanceState s = d.state;
+    s.handledRestartRequest = r.id();
+    if (s.phase.isTerminal()) {
+      d.reasonCode = REFUSED;
+      d.notice(Notice.warning("RestartRequested", "Restart request " + r.id() + " refused: phase " + s.phase
+          + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
+      return;
+    }
+    endLiveRun(d, "Restarted", MANUAL_RESTART);
+    String reason = r.reason() != null ? r.reason() : "restart requested";
+    d.scheduleRestart(d.now, new RestartInfo("Manual", reason, s.currentPod, null, d.now, null, r.id(), null, null));
+    d.decided("Restart", MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+    d.notice(Notice.normal("RestartRequested", "Restart requested (" + r.id() + "): " + reason));
+  }
+
+  private static void endLiveRun(DecisionDraft d, String outcome, String code) {
+    if (d.obs.podLive() && d.state.currentPod != null && !d.state.hasRecorded(currentUid(d))) {
+      d.recordRunEnd(currentUid(d), outcome, null, null, code);
+      d.deletePod = true;
+    }
+  }
+
+  private static void refuseRequests(DecisionDraft d, String why) {
+    InstanceState s = d.state;
+    d.obs.restartRequest().filter(r -> !r.id().equals(s.handledRestartRequest)).ifPresent(r -> {
+      s.handledRestartRequest = r.id();
+      d.notice(Notice.warning("RestartRequested", "Restart request " + r.id() + " refused: " + why));
+    });
+    d.obs.resumeRequest().filter(r -> !r.id().equals(s.handledResumeRequest)).ifPresent(r -> {
+      s.handledResumeRequest = r.id();
+      d.notice(Notice.warning("RestartRequested", "Resume request " + r.id() + " refused: " + why));
+    });
+  }
+
+  private static String currentUid(DecisionDraft d) {
+    return d.obs.pod().map(PodView::uid).orElse(null);
+  }
+}

@@ -1,0 +1,63 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.BackoffType;
+import dev.respawn.api.v1alpha1.FailureAction;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.ResumeMode;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A validated AgentRestartPolicy with every default filled in: what the decision core works with.
+ * Built only by {@link PolicyCompiler}, so every value here is inside the contract's bounds.
+ */
+public record RestartPolicy(
+    BackoffSettings backoff,
+    int maxRetries,
+    Duration resetAfter,
+    Optional<RestartLimit> restartLimit,
+    CircuitSettings circuitBreaker,
+    List<Rule> failureRules,
+    HeartbeatSettings heartbeat,
+    int restartRequestExitCode,
+    ResumeSettings resume) {
+
+  public RestartPolicy {
+    failureRules = List.copyOf(failureRules);
+  }
+
+  /** Returns this policy with another backoff type (the tier's soft gate). */
+  public RestartPolicy withBackoffType(BackoffType type) {
+    var b = backoff;
+    return new RestartPolicy(new BackoffSettings(type, b.initialDelay(), b.multiplier(), b.maxDelay(), b.jitter()),
+        maxRetries, resetAfter, restartLimit, circuitBreaker, failureRules, heartbeat, restartRequestExitCode, resume);
+  }
+
+  public record BackoffSettings(BackoffType type, Duration initialDelay, double multiplier, Duration maxDelay,
+      double jitter) {}
+
+  public record RestartLimit(int maxRestarts, Duration window) {}
+
+  public record CircuitSettings(int failureThreshold, Duration window, Duration openDuration, boolean latch) {}
+
+  /** An ordered failure rule; empty criteria sets mean "not constrained". */
+  public record Rule(String name, Set<Integer> exitCodes, List<String> reasons, List<String> messageContains,
+      Set<InterruptionClass> classes, FailureAction action, Optional<Integer> maxRetries,
+      Optional<Duration> cooldown) {}
+
+  /** timeout empty: heartbeats not required. startupGrace empty: no bound on starting. */
+  public record HeartbeatSettings(Optional<Duration> timeout, Optional<Duration> startupGrace) {}
+
+  public record ResumeSettings(ResumeMode mode, int maxAttempts, Map<InterruptionClass, Duration> cooldowns) {
+    public ResumeSettings {
+      cooldowns = Map.copyOf(cooldowns);
+    }
+
+    public Duration cooldown(InterruptionClass c) {
+      return cooldowns.getOrDefault(c, Duration.ZERO);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package dev.respawn.policy;
+
+import dev.respawn.policy.RestartPolicy.RestartLimit;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The sliding window over all restarts (spec.restartLimit); its times live in status.recentRestarts. */
+public final class RestartWindow {
+  private RestartWindow() {}
+
+  /** The restart times still inside the window (all of them when there is no limit: none are kept). */
+  public static List<Instant> inWindow(List<Instant> restarts, Optional<RestartLimit> limit, Instant now) {
+    if (limit.isEmpty()) {
+      return List.of();
+    }
+    Instant oldest = now.minus(limit.get().window());
+    return restarts.stream().filter(t -> t.isAfter(oldest)).toList();
+  }
+
+  /** True when another restart now would exceed maxRestarts within the window. */
+  public static boolean isFull(List<Instant> restarts, Optional<RestartLimit> limit, Instant now) {
+    return limit.isPresent() && inWindow(restarts, limit, now).size() >= limit.get().maxRestarts();
+  }
+
+  /** Records a restart at {@code now}; keeps at most maxRestarts times (api.md §9). */
+  public static List<Instant> record(List<Instant> restarts, Optional<RestartLimit> limit, Instant now) {
+    if (limit.isEmpty()) {
+      return List.of();
+    }
+    List<Instant> times = new ArrayList<>(inWindow(restarts, limit, now));
+    times.add(now);
+    while (times.size() > limit.get().maxRestarts()) {
+      times.remove(0);
+    }
+    return times;
+  }
+}

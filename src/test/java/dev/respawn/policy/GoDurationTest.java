@@ -1,0 +1,38 @@
+package dev.respawn.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class GoDurationTest {
+  @ParameterizedTest
+  @CsvSource({"500ms, 500", "2s, 2000", "5m, 300000", "1h30m, 5400000", "1.5s, 1500", "0s, 0", "90s, 90000",
+      "1h0m0.25s, 3600250", "100us, 0", "2µs, 0"})
+  void parses(String text, long millis) {
+    assertThat(GoDuration.parse(text).toMillis()).isEqualTo(millis);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "5", "5x", "-1s", "ten seconds", "1d", "s", "1.s", " 1s", "1s "})
+  void refusesWhatIsNotAGoDuration(String text) {
+    assertThatThrownBy(() -> GoDuration.parse(text)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be a duration");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"9999999999h", "2562048h"})
+  void refusesDurationsGoCannotHold(String text) {
+    assertThatThrownBy(() -> GoDuration.parse(text)).hasMessageContaining("at most");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"0, 0s", "250, 250ms", "1500, 1.5s", "14000, 14s", "3723000, 1h2m3s", "120000, 2m0s"})
+  void formats(long millis, String text) {
+    assertThat(GoDuration.format(Duration.ofMillis(millis))).isEqualTo(text);
+    assertThat(GoDuration.parse(text)).isEqualTo(Duration.ofMillis(millis));
+  }
+}

@@ -1,0 +1,154 @@
+package dev.respawn.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** Heartbeats and the fail-closed liveness gate (api.md §5), through the entry point. */
+class LivenessGateTest {
+  static AgentSim withHeartbeat(String timeout, String grace) {
+    return new AgentSim(AgentSim.policy(Specs.heartbeat(Specs.retries(new AgentRestartPolicySpec(), 5), timeout,
+        grace)));
+  }
+
+  @Test
+  void aFreshHealthyHeartbeatIsReadyAndTheOperatorWakesAtItsExpiry() {
+    AgentSim s = withHeartbeat("60s", null).started();
+    s.advance(Duration.ofSeconds(10));
+    s.heartbeat(HealthVerdict.Healthy);
+    Decision d = s.reconcile();
+    assertThat(d.liveness().ready()).isTrue();
+    assertThat(d.liveness().reason()).isEqualTo("Healthy");
+    assertThat(d.wakeAt()).contains(s.now.plusSeconds(60).plusMillis(1));
+    assertThat(s.state.heartbeat.observedAt()).isEqualTo(s.now);
+  }
+
+  @Test
+  void noHeartbeatYetIsNotReadyButNotEndedWithinTheGrace() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.advance(Duration.ofSeconds(90));
+    Decision d = s.reconcile();
+    assertThat(d.liveness().ready()).isFalse();
+    assertThat(d.liveness().reason()).isEqualTo("StaleHeartbeat");
+    assertThat(d.deletePod()).isFalse();
+    s.advance(Duration.ofSeconds(31));
+    Decision stale = s.reconcile();
+    assertThat(stale.deletePod()).isTrue();
+    assertThat(stale.notices()).extracting(Decision.Notice::reason).contains("HeartbeatStale");
+    assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Timeout);
+    assertThat(s.state.lastFailure.failureReason()).isEqualTo("HealthCheckFailed");
+  }
+
+  @Test
+  void stalenessIsJudgedByWhenTheOperatorSawRenewTimeChangeNotByTheAgentsClock() {
+    AgentSim s = withHeartbeat("60s", null).started();
+    // the agent's clock runs an hour ahead: its renewTime is in our future
+    Instant skewed = s.now.plus(Duration.ofHours(1));
+    s.lease = new LeaseView(skewed, null, HealthVerdict.Healthy, null, null, null, null, null);
+    s.advance(Duration.ofSeconds(5));
+    s.reconcile();
+    assertThat(s.state.heartbeat.observedAt()).isEqualTo(s.now);
+    // no renewal since: the same renewTime 61 s later is stale, however far in the future it claims to be
+    s.advance(Duration.ofSeconds(61));
+    assertThat(s.reconcile().deletePod()).isTrue();
+  }
+
+  @Test
+  void aRenewalThatChangesRenewTimeKeepsTheRunAlive() {
+    AgentSim s = withHeartbeat("60s", null).started();
+    for (int i = 0; i < 10; i++) {
+      s.advance(Duration.ofSeconds(50));
+      s.heartbeat(HealthVerdict.Healthy);
+      assertThat(s.reconcile().deletePod()).isFalse();
+    }
+    assertThat(s.state.phase).isEqualTo(Phase.Running);
+  }
+
+  @Test
+  void crashedAndStalledVerdictsEndTheRun() {
+    AgentSim crashed = withHeartbeat("60s", null).started();
+    crashed.heartbeat(HealthVerdict.Crashed);
+    assertThat(crashed.reconcile().deletePod()).isTrue();
+    assertThat(crashed.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.ProcessCrash);
+
+    AgentSim stalled = withHeartbeat("60s", null).started();
+    stalled.heartbeat(HealthVerdict.Stalled);
+    Decision d = stalled.reconcile();
+    assertThat(d.deletePod()).isTrue();
+    assertThat(stalled.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Timeout);
+    assertThat(d.liveness().reason()).isEqualTo("UnhealthyVerdict");
+  }
+
+  @Test
+  void anAmbiguousVerdictIsNotReadyButKeepsRunning() {
+    AgentSim s = withHeartbeat("60s", null).started();
+    s.heartbeat(HealthVerdict.Ambiguous);
+    Decision d = s.reconcile();
+    assertThat(d.liveness().ready()).isFalse();
+    assertThat(d.liveness().reason()).isEqualTo("AmbiguousState");
+    assertThat(d.deletePod()).isFalse();
+  }
+
+  @Test
+  void withoutAHeartbeatTimeoutReadyFollowsThePod() {
+    AgentSim s = new AgentSim(AgentSim.policy(new AgentRestartPolicySpec())).started();
+    assertThat(s.last.liveness().ready()).isTrue();
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(), s.pod.startedAt(), null,
+        null, false);
+    Decision d = s.reconcile();
+    assertThat(d.liveness().ready()).isFalse();
+    assertThat(d.liveness().reason()).isEqualTo("PodNotReady");
+    s.advance(Duration.ofDays(1));
+    assertThat(s.reconcile().deletePod()).isFalse(); // no heartbeats required: never stale
+  }
+
+  @Test
+  void aPodThatCannotStartShowsItsReasonAndFailsWhenTheGraceRunsOut() {
+    AgentSim s = withHeartbeat("60s", "120s");
+    s.reconcile();
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.PENDING, s.now, null, "ErrImagePull",
+        "pull access denied", false);
+    s.advance(Duration.ofSeconds(30));
+    Decision waiting = s.reconcile();
+    assertThat(waiting.liveness().reason()).isEqualTo("ErrImagePull");
+    assertThat(waiting.liveness().message()).isEqualTo("pull access denied");
+    assertThat(waiting.wakeAt()).contains(s.pod.createdAt().plusSeconds(120));
+    s.advance(Duration.ofSeconds(90));
+    Decision failed = s.reconcile();
+    assertThat(failed.deletePod()).isTrue();
+    assertThat(s.state.lastFailure.failureReason()).isEqualTo("InitializationFailed");
+    assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+  }
+
+  @Test
+  void aPendingPodWithoutAnyGraceWaitsLikeKubernetesDoes() {
+    AgentSim s = new AgentSim(AgentSim.policy(new AgentRestartPolicySpec()));
+    s.reconcile();
+    s.advance(Duration.ofHours(3));
+    Decision d = s.reconcile();
+    assertThat(d.deletePod()).isFalse();
+    assertThat(s.state.phase).isEqualTo(Phase.Starting);
+  }
+
+  @Test
+  void terminalPhasesAreNeverReady() {
+    AgentSim s = new AgentSim(AgentSim.policy(new AgentRestartPolicySpec())).started();
+    s.exit(2, "Error", "invalid_configuration");
+    assertThat(s.last.liveness().ready()).isFalse();
+    assertThat(s.last.liveness().reason()).isEqualTo("RestartLimitExceeded");
+  }
+
+  @Test
+  void detailIsTruncatedOnAUtf8Boundary() {
+    AgentSim s = withHeartbeat("60s", null).started();
+    s.lease = new LeaseView(s.now, s.now, HealthVerdict.Healthy, "ü".repeat(1000), null, null, null, null);
+    s.reconcile();
+    assertThat(s.state.heartbeat.detail().getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(512);
+  }
+}

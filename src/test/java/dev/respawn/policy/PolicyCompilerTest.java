@@ -1,0 +1,175 @@
+package dev.respawn.policy;
+
+import static dev.respawn.policy.Specs.rule;
+import static dev.respawn.policy.Specs.rules;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.BackoffType;
+import dev.respawn.api.v1alpha1.FailureAction;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.ResumeMode;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PolicyCompilerTest {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  static AgentRestartPolicySpec yaml(String text) throws Exception {
+    return YAML.readValue(text, AgentRestartPolicySpec.class);
+  }
+
+  @Test
+  void emptySpecGetsEveryDefaultOfTheContract() throws Exception {
+    RestartPolicy p = PolicyCompiler.compile(new AgentRestartPolicySpec());
+    assertThat(p.backoff().type()).isEqualTo(BackoffType.Exponential);
+    assertThat(p.backoff().initialDelay()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(p.backoff().multiplier()).isEqualTo(2.0);
+    assertThat(p.backoff().maxDelay()).isEqualTo(Duration.ofSeconds(120));
+    assertThat(p.backoff().jitter()).isZero();
+    assertThat(p.maxRetries()).isEqualTo(3);
+    assertThat(p.resetAfter()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(p.restartLimit()).isEmpty();
+    assertThat(p.circuitBreaker().failureThreshold()).isEqualTo(5);
+    assertThat(p.circuitBreaker().window()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(p.circuitBreaker().openDuration()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(p.circuitBreaker().latch()).isFalse();
+    assertThat(p.failureRules()).isEmpty();
+    assertThat(p.heartbeat().timeout()).isEmpty();
+    assertThat(p.heartbeat().startupGrace()).isEmpty();
+    assertThat(p.restartRequestExitCode()).isEqualTo(42);
+    assertThat(p.resume().mode()).isEqualTo(ResumeMode.Prefer);
+    assertThat(p.resume().maxAttempts()).isEqualTo(3);
+    assertThat(p.resume().cooldowns()).containsEntry(InterruptionClass.ToolFailure, Duration.ofSeconds(30))
+        .containsEntry(InterruptionClass.Timeout, Duration.ofSeconds(120))
+        .containsEntry(InterruptionClass.ContextReset, Duration.ofSeconds(10))
+        .containsEntry(InterruptionClass.ProcessCrash, Duration.ofSeconds(60));
+    assertThat(PolicyCompiler.compile(null)).isEqualTo(p);
+  }
+
+  @Test
+  void theContractsExamplePolicyCompiles() throws Exception {
+    RestartPolicy p = PolicyCompiler.compile(yaml("""
+        backoff: {type: Exponential, initialDelay: 2s, multiplier: 2.0, maxDelay: 120s, jitter: 0.25}
+        maxRetries: 3
+        resetAfter: 60s
+        restartLimit: {maxRestarts: 10, window: 1h}
+        circuitBreaker: {failureThreshold: 5, window: 10m, openDuration: 5m, latch: false}
+        failureRules:
+        - name: permanent-config
+          match:
+            exitCodes: [2, 78]
+            reasons: [Error]
+            messageContains: [invalid_configuration, spec_not_found]
+            classes: [ToolFailure]
+          action: Fail
+          maxRetries: 0
+          cooldown: 30s
+        heartbeat: {timeout: 60s, startupGrace: 120s}
+        restartRequestExitCode: 42
+        resume:
+          mode: Prefer
+          maxAttempts: 3
+          cooldowns: {ToolFailure: 30s, Timeout: 120s, ContextReset: 10s, ProcessCrash: 60s}
+        """));
+    assertThat(p.restartLimit()).hasValueSatisfying(l -> {
+      assertThat(l.maxRestarts()).isEqualTo(10);
+      assertThat(l.window()).isEqualTo(Duration.ofHours(1));
+    });
+    assertThat(p.failureRules()).singleElement().satisfies(r -> {
+      assertThat(r.name()).isEqualTo("permanent-config");
+      assertThat(r.exitCodes()).containsExactly(2, 78);
+      assertThat(r.classes()).containsExactly(InterruptionClass.ToolFailure);
+      assertThat(r.action()).isEqualTo(FailureAction.Fail);
+      assertThat(r.maxRetries()).contains(0);
+      assertThat(r.cooldown()).contains(Duration.ofSeconds(30));
+    });
+    assertThat(p.heartbeat().startupGrace()).contains(Duration.ofSeconds(120));
+    assertThat(p.backoff().jitter()).isEqualTo(0.25);
+  }
+
+  @Test
+  void startupGraceDefaultsToTheTimeout() throws Exception {
+    RestartPolicy p = PolicyCompiler.compile(yaml("heartbeat: {timeout: 45s}"));
+    assertThat(p.heartbeat().startupGrace()).contains(Duration.ofSeconds(45));
+  }
+
+  /** Every rule the CRD schema enforces is enforced again, naming the field and the rule. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "maxRetries: 1001 | spec.maxRetries | between 0 and 1000",
+      "maxRetries: -1 | spec.maxRetries | between 0 and 1000",
+      "backoff: {multiplier: 0.5} | spec.backoff.multiplier | between 1.0 and 10.0",
+      "backoff: {multiplier: 11} | spec.backoff.multiplier | between 1.0 and 10.0",
+      "backoff: {jitter: 1.5} | spec.backoff.jitter | between 0.0 and 1.0",
+      "backoff: {jitter: -0.1} | spec.backoff.jitter | between 0.0 and 1.0",
+      "backoff: {type: Fast} | spec.backoff.type | must be one of None, Immediate, Linear, Exponential",
+      "backoff: {initialDelay: 5x} | spec.backoff.initialDelay | must be a duration",
+      "backoff: {initialDelay: 10s, maxDelay: 5s} | spec.backoff.maxDelay | must be >= spec.backoff.initialDelay",
+      "backoff: {maxDelay: '-1s'} | spec.backoff.maxDelay | must be a duration",
+      "resetAfter: ten seconds | spec.resetAfter | must be a duration",
+      "restartLimit: {maxRestarts: 0, window: 1h} | spec.restartLimit.maxRestarts | between 1 and 1000",
+      "restartLimit: {maxRestarts: 1001, window: 1h} | spec.restartLimit.maxRestarts | between 1 and 1000",
+      "restartLimit: {maxRestarts: 5, window: 0s} | spec.restartLimit.window | greater than 0",
+      "restartLimit: {window: 1h} | spec.restartLimit.maxRestarts | is required",
+      "restartLimit: {maxRestarts: 3} | spec.restartLimit.window | is required",
+      "circuitBreaker: {failureThreshold: 0} | spec.circuitBreaker.failureThreshold | between 1 and 100",
+      "circuitBreaker: {failureThreshold: 101} | spec.circuitBreaker.failureThreshold | between 1 and 100",
+      "circuitBreaker: {window: 0s} | spec.circuitBreaker.window | greater than 0",
+      "circuitBreaker: {openDuration: 1d} | spec.circuitBreaker.openDuration | must be a duration",
+      "heartbeat: {timeout: 0s} | spec.heartbeat.timeout | greater than 0",
+      "heartbeat: {timeout: 1m, startupGrace: soon} | spec.heartbeat.startupGrace | must be a duration",
+      "restartRequestExitCode: 0 | spec.restartRequestExitCode | between 1 and 255",
+      "restartRequestExitCode: 256 | spec.restartRequestExitCode | between 1 and 255",
+      "resume: {mode: Always} | spec.resume.mode | must be one of Off, Prefer, Require",
+      "resume: {maxAttempts: 1001} | spec.resume.maxAttempts | between 0 and 1000",
+      "resume: {cooldowns: {Timeout: 2 minutes}} | spec.resume.cooldowns.Timeout | must be a duration",
+      "failureRules: [{name: a, action: Explode}] | spec.failureRules[0].action | must be one of Retry, Fail, Ignore",
+      "failureRules: [{action: Fail}] | spec.failureRules[0].name | is required",
+      "failureRules: [{name: a}] | spec.failureRules[0].action | is required",
+      "failureRules: [{name: a, action: Fail}, {name: a, action: Retry}] | spec.failureRules[1].name | must be unique",
+      "failureRules: [{name: a, action: Retry, maxRetries: 5000}] | spec.failureRules[0].maxRetries | between 0 and 1000",
+      "failureRules: [{name: a, action: Retry, cooldown: 3 s}] | spec.failureRules[0].cooldown | must be a duration",
+      "failureRules: [{name: a, action: Fail, match: {exitCodes: [300]}}] | spec.failureRules[0].match.exitCodes[0] | 0..255",
+      "failureRules: [{name: a, action: Fail, match: {classes: [Gremlins]}}] | spec.failureRules[0].match.classes[0] | must be one of",
+      "failureRules: [{name: a, action: Fail, match: {messageContains: ['']}}] | spec.failureRules[0].match.messageContains[0] | 1..256",
+  })
+  void refusesWithTheFieldAndTheRule(String yaml, String field, String rule) {
+    assertThatThrownBy(() -> PolicyCompiler.compile(yaml(yaml)))
+        .isInstanceOfSatisfying(PolicyInvalidException.class, e -> {
+          assertThat(e.violations()).anySatisfy(v -> {
+            assertThat(v.field()).isEqualTo(field);
+            assertThat(v.rule()).contains(rule);
+          });
+          assertThat(e.getMessage()).contains(field + ": ");
+        });
+  }
+
+  @Test
+  void reportsEveryViolationAtOnce() {
+    assertThatThrownBy(() -> PolicyCompiler.compile(yaml("{maxRetries: 2000, backoff: {jitter: 3}}")))
+        .isInstanceOfSatisfying(PolicyInvalidException.class, e -> assertThat(e.violations())
+            .extracting(Violation::field).containsExactlyInAnyOrder("spec.maxRetries", "spec.backoff.jitter"));
+  }
+
+  @Test
+  void enormousAndNonAsciiValuesAreQuotedShortly() {
+    String huge = "∞".repeat(10_000);
+    var spec = new AgentRestartPolicySpec();
+    spec.resetAfter = huge;
+    assertThatThrownBy(() -> PolicyCompiler.compile(spec)).isInstanceOfSatisfying(PolicyInvalidException.class,
+        e -> assertThat(e.getMessage().length()).isLessThan(200));
+  }
+
+  @Test
+  void ruleWithEmptyMatchIsACatchAll() throws Exception {
+    RestartPolicy p = PolicyCompiler.compile(rules(new AgentRestartPolicySpec(), rule("everything", "Ignore")));
+    assertThat(p.failureRules().get(0).exitCodes()).isEmpty();
+    assertThat(p.failureRules().get(0).action()).isEqualTo(FailureAction.Ignore);
+  }
+}

@@ -1,0 +1,553 @@
+package dev.respawn.policy;
+
+import static dev.respawn.policy.Specs.backoff;
+import static dev.respawn.policy.Specs.circuit;
+import static dev.respawn.policy.Specs.retries;
+import static dev.respawn.policy.Specs.rule;
+import static dev.respawn.policy.Specs.rules;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.FailureRule;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.policy.Decision.Notice;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** api.md §3 steps 1–5 and a–k through the one entry point, run by run. */
+class RestartEvaluatorTest {
+  static AgentSim sim(AgentRestartPolicySpec spec) {
+    return new AgentSim(AgentSim.policy(spec));
+  }
+
+  static List<String> reasons(Decision d) {
+    return d.notices().stream().map(Notice::reason).toList();
+  }
+
+  @Nested
+  class Lifecycle {
+    @Test
+    void theFirstReconcileStartsRunOne() {
+      AgentSim s = sim(Specs.spec());
+      Decision d = s.reconcile();
+      assertThat(d.start()).hasValueSatisfying(p -> {
+        assertThat(p.run()).isEqualTo(1);
+        assertThat(p.podName()).isEqualTo("coder-1");
+        assertThat(p.attempt()).isZero();
+        assertThat(p.resumeCheckpoint()).isEmpty();
+      });
+      assertThat(s.state.phase).isEqualTo(Phase.Starting);
+      assertThat(s.state.restarts).isZero();
+      assertThat(reasons(d)).doesNotContain("RestartStarted");
+      s.running();
+      assertThat(s.state.phase).isEqualTo(Phase.Running);
+      assertThat(s.state.runStartedAt).isEqualTo(s.now);
+      assertThat(s.last.liveness().ready()).isTrue();
+    }
+
+    @Test
+    void step1SuspendStopsTheRunAndClearingItStartsAFreshOne() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.suspend = true;
+      Decision d = s.reconcile();
+      assertThat(d.deletePod()).isTrue();
+      assertThat(d.start()).isEmpty();
+      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.OperatorShutdown);
+      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo("Stopped");
+      assertThat(s.reconcile().start()).isEmpty(); // stays stopped
+      s.suspend = false;
+      Decision resumed = s.reconcile();
+      assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.podName()).isEqualTo("coder-2"));
+      assertThat(s.state.terminalReason).isNull();
+      assertThat(s.state.attempt).isZero();
+    }
+
+    @Test
+    void step2ExitZeroSucceeds() {
+      AgentSim s = sim(Specs.spec()).started();
+      Decision d = s.exit(0);
+      assertThat(s.state.phase).isEqualTo(Phase.Succeeded);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CleanExit);
+      assertThat(d.start()).isEmpty();
+      assertThat(d.wakeAt()).isEmpty();
+      assertThat(s.state.restarts).isZero();
+    }
+
+    @Test
+    void eachEndingIsCountedOnceHoweverOftenItIsReported() {
+      AgentSim s = sim(Specs.spec()).started();
+      RunEnding e = new RunEnding("coder-1", s.pod.uid(), EndingKind.TERMINATED, 1, "Error", null, s.now);
+      s.reconcile(e);
+      InstanceState after = s.state;
+      Decision again = s.reconcile(e);
+      assertThat(again.state()).isEqualTo(after);
+      assertThat(again.notices()).isEmpty();
+      assertThat(s.state.attempt).isEqualTo(1);
+    }
+
+    @Test
+    void endingsOfOtherPodsAreIgnored() {
+      AgentSim s = sim(Specs.spec()).started();
+      Decision d = s.reconcile(new RunEnding("coder-0", "other", EndingKind.TERMINATED, 1, "Error", null, s.now));
+      assertThat(d.state().attempt).isZero();
+      assertThat(d.state().phase).isEqualTo(Phase.Running);
+    }
+
+    @Test
+    void theGivenStateIsNeverChanged() {
+      AgentSim s = sim(Specs.spec()).started();
+      InstanceState before = s.state;
+      InstanceState copy = before.copy();
+      s.exit(1);
+      assertThat(before).isEqualTo(copy);
+      assertThat(s.state).isNotSameAs(before);
+    }
+
+    @Test
+    void theSameInputsGiveTheSameDecision() {
+      AgentSim s = new AgentSim(AgentSim.policy(jittered())).started();
+      Observation o = s.observation(new RunEnding("coder-1", s.pod.uid(), EndingKind.TERMINATED, 1, "Error",
+          "network_timeout", s.now));
+      RestartEvaluator ev = RestartEvaluator.builtIn();
+      Decision a = ev.decide(s.policy, s.state, o, s.now, new java.util.SplittableRandom(5));
+      Decision b = ev.decide(s.policy, s.state, o, s.now, new java.util.SplittableRandom(5));
+      assertThat(a).isEqualTo(b);
+    }
+
+    private AgentRestartPolicySpec jittered() {
+      AgentRestartPolicySpec spec = backoff("Exponential", "10s", 2.0, "120s");
+      spec.backoff.jitter = 0.5;
+      return spec;
+    }
+
+    @Test
+    void aPodDeletedBySomeoneElseIsAContextReset() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.end(EndingKind.DELETED, null);
+      assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.ContextReset);
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+    }
+
+    @Test
+    void restartedOperatorWaitsForNextRestartAtAndStartsOnce() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.exit(1);
+      var due = s.state.nextRestartAt;
+      // a fresh operator process reconciles early: nothing happens, it wakes at nextRestartAt
+      s.advance(Duration.ofMillis(500));
+      Decision early = s.reconcile();
+      assertThat(early.start()).isEmpty();
+      assertThat(early.wakeAt()).contains(due);
+      s.now = due;
+      assertThat(s.reconcile().start()).isPresent();
+      assertThat(s.reconcile().start()).isEmpty(); // the new pod is live: never a second one
+      assertThat(s.starts).hasSize(2);
+    }
+  }
+
+  @Nested
+  class RestartRequests {
+    @Test
+    void step3ExitCode42RestartsAtOnceWithoutCountingAFailure() {
+      AgentSim s = sim(Specs.window(Specs.spec(), 10, "1h")).started();
+      Decision d = s.exit(42, "Error", "Load new GitConfig implementation");
+      assertThat(d.start()).hasValueSatisfying(p -> assertThat(p.podName()).isEqualTo("coder-2"));
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.circuit.failureTimes()).isEmpty();
+      assertThat(s.state.restarts).isEqualTo(1);
+      assertThat(s.state.recentRestarts).containsExactly(s.now);
+      assertThat(s.state.lastRestart.kind()).isEqualTo("RestartRequest");
+      assertThat(s.state.lastRestart.reason()).isEqualTo("Load new GitConfig implementation");
+      assertThat(s.state.lastRestart.previousPod()).isEqualTo("coder-1");
+      assertThat(s.state.lastRestart.pod()).isEqualTo("coder-2");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_requested");
+      assertThat(reasons(d)).contains("RestartRequested", "RestartStarted");
+    }
+
+    @Test
+    void theRestartExitCodeIsConfigurable() {
+      AgentSim s = sim(restartCode(3)).started();
+      s.exit(3);
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.run).isEqualTo(2);
+      s.running();
+      s.exit(42);
+      assertThat(s.state.attempt).isEqualTo(1); // 42 is an ordinary failure now
+    }
+
+    private AgentRestartPolicySpec restartCode(int code) {
+      AgentRestartPolicySpec spec = Specs.spec();
+      spec.restartRequestExitCode = code;
+      return spec;
+    }
+
+    @Test
+    void exitCode42CountsInTheRestartWindow() {
+      AgentSim s = sim(Specs.window(Specs.spec(), 2, "1h")).started();
+      s.exit(42);
+      s.running();
+      s.exit(42);
+      s.running();
+      s.exit(42);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_limit_exceeded");
+    }
+
+    @Test
+    void aManualRestartEndsTheLiveRunOnceAndIsRecorded() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.restartRequest = new Request("r-1", "load new tools");
+      Decision d = s.reconcile();
+      assertThat(d.deletePod()).isTrue();
+      assertThat(s.state.handledRestartRequest).isEqualTo("r-1");
+      assertThat(s.state.lastRestart.requestId()).isEqualTo("r-1");
+      assertThat(s.state.lastRestart.kind()).isEqualTo("Manual");
+      assertThat(s.state.attempt).isZero();
+      // the pod is gone (the simulation deletes at once): the next reconcile starts run 2
+      Decision next = s.reconcile();
+      assertThat(next.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      s.running();
+      // the annotation stays (GitOps): the same id is not acted on again
+      assertThat(s.reconcile().deletePod()).isFalse();
+      assertThat(s.state.run).isEqualTo(2);
+    }
+
+    @Test
+    void aManualRestartSkipsABackoffWait() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      s.restartRequest = new Request("skip", null);
+      assertThat(s.reconcile().start()).isPresent();
+    }
+
+    @Test
+    void aManualRestartIsRefusedInATerminalPhase() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.exit(2, "Error", "syntax_error");
+      s.restartRequest = new Request("r-9", null);
+      Decision d = s.reconcile();
+      assertThat(d.start()).isEmpty();
+      assertThat(d.notices()).anySatisfy(n -> {
+        assertThat(n.type()).isEqualTo("Warning");
+        assertThat(n.message()).contains("refused").contains("respawn.dev/resume");
+      });
+      assertThat(s.state.handledRestartRequest).isEqualTo("r-9");
+    }
+
+    @Test
+    void aResumeStartsANewLifecycleFromEscalated() {
+      AgentSim s = sim(Specs.window(circuit(retries(Specs.spec(), 1), 2, "10m", "5m", true), 10, "1h")).started();
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      s.resumeRequest = new Request("resume-1", null);
+      Decision d = s.reconcile();
+      assertThat(d.start()).isPresent();
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+      assertThat(s.state.recentRestarts).hasSize(1); // cleared, then this restart
+      assertThat(s.state.terminalReason).isNull();
+      assertThat(s.state.handledResumeRequest).isEqualTo("resume-1");
+      assertThat(s.state.lastRestart.kind()).isEqualTo("Resume");
+      s.running();
+      assertThat(s.reconcile().start()).isEmpty(); // acted on once
+    }
+  }
+
+  @Nested
+  class FailureBranches {
+    @Test
+    void aBackoffNoneFails() {
+      AgentSim s = sim(backoff("None", "2s", 2.0, "120s")).started();
+      Decision d = s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Failed);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("policy_none");
+      assertThat(d.start()).isEmpty();
+      assertThat(reasons(d)).contains("Escalated");
+    }
+
+    @Test
+    void bActionFailIsUnrecoverableWithARemediationChecklist() {
+      AgentSim s = sim(Specs.spec()).started();
+      Decision d = s.exit(2, "Error", "syntax_error in agent.py");
+      assertThat(s.state.phase).isEqualTo(Phase.Failed);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("non_retryable_failure");
+      assertThat(s.state.lastFailure.retryable()).isFalse();
+      assertThat(d.notices()).filteredOn(n -> n.reason().equals("Escalated")).singleElement()
+          .satisfies(n -> assertThat(n.message()).contains("pod coder-1", "class ToolFailure", "exit code 2",
+              "syntax_error in agent.py", "kubectl logs coder-1", "respawn.dev/resume",
+              "kubectl respawn resume coder --force"));
+      assertThat(d.liveness().ready()).isFalse();
+      assertThat(d.liveness().reason()).isEqualTo("RestartLimitExceeded");
+    }
+
+    @Test
+    void cAnUnknownEndingEscalatesFailClosed() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.end(EndingKind.NO_STATE, null);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("resume_unknown_interruption_class");
+      assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Unknown);
+    }
+
+    @Test
+    void dIgnoreRestartsAtOnceWithoutCounting() {
+      FailureRule ignore = rule("flaky-tool", "Ignore");
+      ignore.match.exitCodes = List.of(75);
+      AgentSim s = sim(rules(Specs.spec(), ignore)).started();
+      Decision d = s.exit(75);
+      assertThat(d.start()).isPresent();
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.circuit.failureTimes()).isEmpty();
+      assertThat(s.state.restarts).isEqualTo(1);
+      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo("Ignored");
+      assertThat(s.state.lastRestart.kind()).isEqualTo("Ignored");
+    }
+
+    @Test
+    void efMaxRetriesIsRespectedWithoutAnExtraAttempt() {
+      AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
+      for (int i = 1; i <= 3; i++) {
+        s.exit(1);
+        assertThat(s.state.attempt).isEqualTo(i);
+        assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+        assertThat(s.state.lastDecision.finalAttempt()).isEqualTo(i == 3);
+        s.restartAndRun();
+      }
+      Decision d = s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.RestartLimitExceeded);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("retries_exhausted");
+      assertThat(reasons(d)).contains("RestartExhausted", "Escalated");
+      assertThat(s.starts).hasSize(4); // run 1 and exactly 3 restarts
+      assertThat(s.state.restarts).isEqualTo(3);
+      assertThat(d.notices()).filteredOn(n -> n.reason().equals("RestartExhausted")).singleElement()
+          .extracting(Notice::message).isEqualTo("[RST] Restart attempts exhausted for coder after 3 attempts");
+    }
+
+    @Test
+    void fExhaustionByStallsIsAStallTimeout() {
+      AgentSim s = sim(Specs.heartbeat(retries(Specs.spec(), 0), "30s", null)).started();
+      s.advance(Duration.ofSeconds(31));
+      Decision d = s.reconcile();
+      assertThat(d.deletePod()).isTrue();
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.StallTimeout);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("retries_exhausted");
+    }
+
+    @Test
+    void eCircuitOpensAfterThresholdFailuresAndJWaitsForTheHalfOpenTrial() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 5, "10m", "5m", false)).started();
+      for (int i = 1; i <= 4; i++) {
+        s.exit(1);
+        assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+        s.restartAndRun();
+      }
+      Decision d = s.exit(1);
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+      assertThat(s.state.circuit.trips()).isEqualTo(1);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("circuit_open");
+      assertThat(s.state.nextRestartAt).isEqualTo(s.now.plus(Duration.ofMinutes(5)));
+      assertThat(d.notices()).filteredOn(n -> n.reason().equals("CircuitBreakerStateChanged")).singleElement()
+          .extracting(Notice::message).asString().startsWith("[RST] Circuit breaker opened for coder, reset in 5m");
+      assertThat(d.wakeAt()).contains(s.state.nextRestartAt);
+      // the HalfOpen trial
+      s.now = s.state.nextRestartAt;
+      Decision trial = s.reconcile();
+      assertThat(trial.start()).isPresent();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+      s.running();
+      // healthy for resetAfter: closed, sequence over
+      s.advance(Duration.ofSeconds(60));
+      Decision healed = s.reconcile();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+      assertThat(s.state.attempt).isZero();
+      assertThat(reasons(healed)).contains("RestartSucceeded", "CircuitBreakerStateChanged");
+    }
+
+    @Test
+    void jAFailedHalfOpenTrialReopens() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 2, "10m", "5m", false)).started();
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      s.restartAndRun();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+      s.advance(Duration.ofSeconds(5));
+      s.exit(1);
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+      assertThat(s.state.circuit.trips()).isEqualTo(2);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+    }
+
+    @Test
+    void jAHalfOpenTrialThatIsNeitherHealthyNorEndedCountsAsFailed() {
+      AgentSim s = sim(Specs.heartbeat(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", false), "10m", null))
+          .started();
+      s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
+      s.exit(1);
+      s.restartAndRun(); // HalfOpen trial
+      s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Ambiguous);
+      Decision waiting = s.reconcile();
+      assertThat(waiting.liveness().reason()).isEqualTo("AmbiguousState");
+      assertThat(waiting.wakeAt()).isPresent();
+      s.advance(Duration.ofMinutes(5));
+      s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Ambiguous);
+      Decision expired = s.reconcile();
+      assertThat(expired.deletePod()).isTrue();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+      assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Timeout);
+    }
+
+    @Test
+    void gALatchedCircuitEscalates() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 2, "10m", "5m", true)).started();
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CircuitBreakerOpen);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("circuit_open");
+      s.advance(Duration.ofHours(2));
+      assertThat(s.reconcile().start()).isEmpty(); // never closes by itself
+    }
+
+    @Test
+    void hRequireWithoutACheckpointEscalatesWithItsCode() {
+      AgentSim s = sim(Specs.resume(Specs.spec(), "Require", 3)).started();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("resume_missing_checkpoint");
+      assertThat(s.last.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("resume_decision");
+        assertThat(a.eligible()).isFalse();
+      });
+    }
+
+    @Test
+    void hPreferResumesFromTheCheckpointAfterTheCooldown() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.checkpoint("ckpt-17", "in_progress", true, true);
+      Decision d = s.exit(1, "Error", "network_timeout");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("resume_blocked_cooldown");
+      assertThat(Duration.between(s.now, s.state.nextRestartAt)).isEqualTo(Duration.ofSeconds(30));
+      assertThat(s.state.resume.cooldownRemainingSeconds()).isEqualTo(30);
+      assertThat(s.state.resume.eligible()).isTrue();
+      assertThat(d.audit()).hasValueSatisfying(a -> {
+        assertThat(a.reasonCode()).isEqualTo("resume_blocked_cooldown");
+        assertThat(a.cooldownSecondsRemaining()).isEqualTo(30);
+        assertThat(a.interruptionClass()).isEqualTo(InterruptionClass.ToolFailure);
+        assertThat(a.attempt()).isEqualTo(1);
+        assertThat(a.maxAttempts()).isEqualTo(3);
+      });
+      s.now = s.state.nextRestartAt;
+      Decision start = s.reconcile();
+      assertThat(start.start()).hasValueSatisfying(p -> {
+        assertThat(p.resumeCheckpoint()).contains("ckpt-17");
+        assertThat(p.interruptionClass()).contains(InterruptionClass.ToolFailure);
+      });
+      assertThat(s.state.resume.attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void hPreferWithoutEligibilityRestartsFreshAndRecordsTheCode() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.checkpoint("ckpt-3", "in_progress", false, true);
+      s.exit(1);
+      assertThat(s.state.resume.reasonCode()).isEqualTo("resume_non_idempotent_step");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_scheduled");
+      assertThat(Duration.between(s.now, s.state.nextRestartAt)).isEqualTo(Duration.ofSeconds(2));
+      s.now = s.state.nextRestartAt;
+      assertThat(s.reconcile().start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).isEmpty());
+    }
+
+    @Test
+    void iTheRestartWindowEscalates() {
+      AgentSim s = sim(Specs.window(retries(Specs.spec(), 10), 2, "1h")).started();
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.RestartLimitExceeded);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_limit_exceeded");
+      assertThat(s.state.recentRestarts).hasSize(2);
+    }
+
+    @Test
+    void kTheExponentialScheduleIsVisibleInNextRestartAt() {
+      AgentSim s = sim(circuit(retries(backoff("Exponential", "1s", 2.0, "1h"), 5), 10, "10m", "5m", false)).started();
+      List<Long> delays = new java.util.ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        s.exit(1);
+        delays.add(Duration.between(s.now, s.state.nextRestartAt).toSeconds());
+        assertThat(s.last.notices()).filteredOn(n -> n.reason().equals("RestartScheduled")).singleElement()
+            .extracting(Notice::message).isEqualTo("[RST] Restart scheduled for coder at " + s.state.nextRestartAt
+                + " (attempt " + (i + 1) + ")");
+        s.restartAndRun();
+      }
+      assertThat(delays).containsExactly(1L, 2L, 4L, 8L, 16L);
+    }
+
+    @Test
+    void kARuleCooldownIsAMinimumDelay() {
+      FailureRule slow = rule("rate-limited", "Retry");
+      slow.match.messageContains = List.of("429");
+      slow.cooldown = "45s";
+      AgentSim s = sim(rules(Specs.spec(), slow)).started();
+      s.exit(1, "Error", "HTTP 429 from provider");
+      assertThat(Duration.between(s.now, s.state.nextRestartAt)).isEqualTo(Duration.ofSeconds(45));
+      assertThat(s.state.lastFailure.rule()).isEqualTo("rate-limited");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_scheduled");
+    }
+
+    @Test
+    void oomKilledIsRetriedAtMostTwice() {
+      AgentSim s = sim(retries(Specs.spec(), 10)).started();
+      s.exit(137, "OOMKilled", null);
+      s.restartAndRun();
+      s.exit(137, "OOMKilled", null);
+      s.restartAndRun();
+      s.exit(137, "OOMKilled", null);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastFailure.failureReason()).isEqualTo("ResourceExhaustion");
+    }
+  }
+
+  @Nested
+  class SeedScenarios {
+    @Test
+    void failsTwiceThenRecoversOnTheThirdRun() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.exit(1, "Error", "network_timeout");
+      s.restartAndRun();
+      s.exit(1, "Error", "network_timeout");
+      s.restartAndRun();
+      assertThat(s.state.run).isEqualTo(3);
+      assertThat(s.state.attempt).isEqualTo(2);
+      Decision waiting = s.reconcile();
+      assertThat(waiting.wakeAt()).contains(s.state.runStartedAt.plus(Duration.ofSeconds(60)));
+      s.now = s.state.runStartedAt.plus(Duration.ofSeconds(60));
+      Decision healed = s.reconcile();
+      assertThat(s.state.phase).isEqualTo(Phase.Running);
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+      assertThat(s.state.circuit.lastSuccessAt()).isEqualTo(s.now);
+      assertThat(healed.notices()).filteredOn(n -> n.reason().equals("RestartSucceeded")).singleElement()
+          .extracting(Notice::message).isEqualTo("[RST] Restart succeeded for coder on attempt 2");
+      assertThat(s.state.restarts).isEqualTo(2);
+    }
+  }
+}
