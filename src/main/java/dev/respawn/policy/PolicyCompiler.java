@@ -52,7 +52,7 @@ public final class PolicyCompiler {
   private RestartPolicy build(AgentRestartPolicySpec spec) {
     BackoffSettings backoff = backoff(spec.backoff == null ? new BackoffSpec() : spec.backoff);
     int maxRetries = range("spec.maxRetries", spec.maxRetries, 3, 0, Bounds.MAX_RETRIES);
-    Duration resetAfter = duration("spec.resetAfter", spec.resetAfter, "60s");
+    Duration resetAfter = spec.resetAfter == null ? Duration.ofSeconds(60) : positive("spec.resetAfter", spec.resetAfter);
     Optional<RestartLimit> limit = Optional.empty();
     if (spec.restartLimit != null) {
       Integer max = required("spec.restartLimit.maxRestarts", spec.restartLimit.maxRestarts);

@@ -90,13 +90,26 @@ public final class RestartEvaluator {
     return d.build();
   }
 
+  /**
+   * The pod a decision asked for could not be created. {@code previous} is the state before that
+   * decision (the run it counted never started).
+   */
+  public Decision spawnFailed(RestartPolicy policy, InstanceState previous, Observation obs, boolean invalidTemplate,
+      String message, Instant now, RandomGenerator random) {
+    DecisionDraft d = new DecisionDraft(policy, previous.copy(), obs, now, random);
+    SpawnFailure.apply(d, invalidTemplate, message);
+    return d.build();
+  }
+
   /** A live current run: Starting -> Running, liveness, HalfOpen bound, end of the failure sequence. */
   private void progress(DecisionDraft d, PodView pod) {
     InstanceState s = d.state;
     RestartPolicy p = d.policy;
     if (pod.stage() == PodView.Stage.RUNNING && s.phase != Phase.Running) {
       s.phase = Phase.Running;
-      s.runStartedAt = pod.startedAt() != null ? pod.startedAt() : d.now;
+      // when this operator saw it running: pod times have whole-second precision, and a run must not
+      // look healthy for resetAfter before it was seen at all
+      s.runStartedAt = d.now;
     }
     Judgement j = LivenessGate.judge(p, s.heartbeat, pod, d.now);
     d.liveness = j.liveness();

@@ -113,6 +113,7 @@ class PolicyCompilerTest {
       "backoff: {initialDelay: 10s, maxDelay: 5s} | spec.backoff.maxDelay | must be >= spec.backoff.initialDelay",
       "backoff: {maxDelay: '-1s'} | spec.backoff.maxDelay | must be a duration",
       "resetAfter: ten seconds | spec.resetAfter | must be a duration",
+      "resetAfter: 0s | spec.resetAfter | greater than 0",
       "restartLimit: {maxRestarts: 0, window: 1h} | spec.restartLimit.maxRestarts | between 1 and 1000",
       "restartLimit: {maxRestarts: 1001, window: 1h} | spec.restartLimit.maxRestarts | between 1 and 1000",
       "restartLimit: {maxRestarts: 5, window: 0s} | spec.restartLimit.window | greater than 0",

@@ -23,7 +23,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "HEARTBEAT", jsonPath = ".status.heartbeat.verdict",
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "NEXT-RESTART", jsonPath = ".status.nextRestartAt",
-    type = AdditionalPrinterColumn.Type.DATE)
+    type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)
 public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus> implements Namespaced {

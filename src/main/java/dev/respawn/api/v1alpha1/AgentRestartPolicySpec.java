@@ -11,6 +11,11 @@ import io.fabric8.generator.annotation.ValidationRule;
 import java.util.List;
 
 @JsonClassDescription("Restart rules for the AgentInstances that reference this policy.")
+@ValidationRule(
+    value = "!has(self.resetAfter) || duration(self.resetAfter) > duration('0s')",
+    message = "spec.resetAfter must be greater than 0",
+    fieldPath = ".resetAfter",
+    reason = "FieldValueInvalid")
 public class AgentRestartPolicySpec {
   @JsonPropertyDescription("How the delay before a restart grows with the attempt number.")
   @Default("{}")

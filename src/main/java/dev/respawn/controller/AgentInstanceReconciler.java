@@ -1,0 +1,124 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.heartbeat.HeartbeatLeases;
+import dev.respawn.heartbeat.RenewalClock;
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.RestartEvaluator;
+import dev.respawn.policy.RestartPolicy;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+
+/**
+ * Reconciles one AgentInstance: observe the current run, decide with the pure core, apply the
+ * decision (pods, Lease, one status patch, events), and wake at the next deadline. No state of its
+ * own survives a restart: everything durable is in status.
+ */
+@ControllerConfiguration(name = "agentinstance", generationAwareEventProcessing = false,
+    informer = @Informer(onUpdateFilter = InstanceUpdateFilter.class))
+public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
+  private final OperatorSettings settings;
+  private final RestartEvaluator evaluator;
+  private final RenewalClock renewals;
+  private final DecisionSink sink;
+  private InformerEventSource<Pod, AgentInstance> pods;
+  private InformerEventSource<Lease, AgentInstance> leases;
+  private InformerEventSource<AgentRestartPolicy, AgentInstance> policies;
+  private PolicyResolver resolver;
+
+  public AgentInstanceReconciler(OperatorSettings settings, DecisionSink sink) {
+    this.settings = settings;
+    this.evaluator = RestartEvaluator.forTier(settings.tier());
+    this.renewals = new RenewalClock(settings.clock());
+    this.sink = sink;
+  }
+
+  public RenewalClock renewals() {
+    return renewals;
+  }
+
+  @Override
+  public List<EventSource<?, AgentInstance>> prepareEventSources(EventSourceContext<AgentInstance> context) {
+    pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, AgentInstance.class)
+        .withName("pods").withLabelSelector(AgentInstance.INSTANCE_LABEL)
+        .withSecondaryToPrimaryMapper(p -> Set.of(owner(p))).build(), context);
+    leases = new InformerEventSource<>(InformerEventSourceConfiguration.from(Lease.class, AgentInstance.class)
+        .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
+        .withSecondaryToPrimaryMapper(l -> Set.of(owner(l)))
+        .withOnUpdateFilter((newer, older) -> {
+          renewals.observe(newer);
+          return HeartbeatLeases.meaningfulChange(newer, older);
+        }).build(), context);
+    resolver = new PolicyResolver(settings, id -> policies.get(id));
+    policies = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")
+        .withSecondaryToPrimaryMapper(policy -> context.getPrimaryCache()
+            .list(i -> resolver.reference(i).map(ref -> ref.equals(ResourceID.fromResource(policy))).orElse(false))
+            .map(ResourceID::fromResource).collect(Collectors.toSet())).build(), context);
+    return List.of(pods, leases, policies);
+  }
+
+  private static ResourceID owner(io.fabric8.kubernetes.api.model.HasMetadata m) {
+    return new ResourceID(m.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL),
+        m.getMetadata().getNamespace());
+  }
+
+  @Override
+  public UpdateControl<AgentInstance> reconcile(AgentInstance instance, Context<AgentInstance> context) {
+    Instant now = settings.clock().instant();
+    var resolved = resolver.resolve(instance);
+    InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
+    if (resolved.policy().isEmpty()) {
+      sink.policyRefused(instance, resolved.reason(), resolved.message());
+      writer.writeRefused(resolved.reason(), resolved.message());
+      return UpdateControl.noUpdate();
+    }
+    RestartPolicy policy = resolved.policy().get();
+    InstanceState state = StatusMapper.toState(instance.getStatus());
+    InstanceState before = state.copy();
+    String ns = instance.getMetadata().getNamespace();
+    List<Pod> owned = List.copyOf(context.getSecondaryResources(Pod.class));
+    String leaseName = HeartbeatLeases.leaseName(instance);
+    Lease lease = leases.get(new ResourceID(leaseName, ns)).orElse(null);
+    RunObservation seen = RunObservation.of(instance, state, owned,
+        name -> context.getClient().pods().inNamespace(ns).withName(name).get(), lease, renewals, now);
+    Decision decision = evaluator.decide(policy, state, seen.observation, now, random(instance, state));
+    PodActions actions = new PodActions(context.getClient(), pods, instance, leaseName);
+    if (lease == null) {
+      actions.ensureLease();
+    }
+    decision = actions.apply(decision, seen, before, (invalid, message) -> evaluator.spawnFailed(policy, before,
+        seen.observation, invalid, message, now, random(instance, before)));
+    sink.decided(instance, decision, seen.currentPod.orElse(null));
+    writer.write(decision);
+    UpdateControl<AgentInstance> control = UpdateControl.noUpdate();
+    if (decision.wakeAt().isPresent()) {
+      control = control.rescheduleAfter(Duration.between(now, decision.wakeAt().get()).plusMillis(1));
+    }
+    return control;
+  }
+
+  private java.util.random.RandomGenerator random(AgentInstance instance, InstanceState state) {
+    long seed = settings.jitterSeed() ^ instance.getMetadata().getUid().hashCode() * 0x9E3779B97F4A7C15L
+        ^ (long) state.run << 32 ^ state.attempt;
+    return new SplittableRandom(seed);
+  }
+}

@@ -1,0 +1,92 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.AgentRestartPolicyStatus;
+import dev.respawn.api.v1alpha1.StatusCondition;
+import dev.respawn.policy.Backoff;
+import dev.respawn.policy.GoDuration;
+import dev.respawn.policy.PolicyCompiler;
+import dev.respawn.policy.PolicyInvalidException;
+import dev.respawn.policy.Tier;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Reconciles an AgentRestartPolicy: Accepted (Valid, InvalidSpec naming the field and the rule, or
+ * TierRestricted), the number of instances using it, and the worst-case total retry time. Instances
+ * using a policy are re-evaluated by the instance reconciler when the policy changes.
+ */
+@ControllerConfiguration(name = "agentrestartpolicy")
+public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPolicy> {
+  private final OperatorSettings settings;
+  private final DecisionSink sink;
+  private final PolicyResolver references;
+  private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
+
+  public AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink) {
+    this.settings = settings;
+    this.sink = sink;
+    this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
+  }
+
+  @Override
+  public List<EventSource<?, AgentRestartPolicy>> prepareEventSources(
+      EventSourceContext<AgentRestartPolicy> context) {
+    instances = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(AgentInstance.class, AgentRestartPolicy.class).withName("instances")
+        .withSecondaryToPrimaryMapper(i -> references.reference(i).map(Set::of).orElse(Set.of()))
+        .withOnUpdateFilter((newer, older) -> !Objects.equals(newer.getMetadata().getGeneration(),
+            older.getMetadata().getGeneration()))
+        .build(), context);
+    return List.of(instances);
+  }
+
+  @Override
+  public UpdateControl<AgentRestartPolicy> reconcile(AgentRestartPolicy policy,
+      Context<AgentRestartPolicy> context) {
+    AgentRestartPolicyStatus status = new AgentRestartPolicyStatus();
+    status.observedGeneration = policy.getMetadata().getGeneration();
+    ResourceID self = ResourceID.fromResource(policy);
+    status.instances = (int) instances.list(policy.getMetadata().getNamespace(),
+        i -> references.reference(i).map(self::equals).orElse(false)).count();
+    StatusCondition accepted;
+    try {
+      Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));
+      status.totalRetryTime = GoDuration.format(Backoff.totalRetryTime(gated.policy()));
+      if (gated.restriction().isPresent()) {
+        accepted = Conditions.of("Accepted", false, "TierRestricted", gated.restriction().get());
+        sink.policyRejected(policy, "TierRestricted", gated.restriction().get());
+      } else {
+        accepted = Conditions.of("Accepted", true, "Valid", "the policy is valid");
+      }
+    } catch (PolicyInvalidException e) {
+      accepted = Conditions.of("Accepted", false, "InvalidSpec", e.getMessage());
+      sink.policyRejected(policy, "InvalidSpec", e.getMessage());
+    }
+    List<StatusCondition> previous = policy.getStatus() == null ? List.of() : policy.getStatus().conditions;
+    status.conditions = Conditions.merge(previous, List.of(accepted), status.observedGeneration,
+        settings.clock().instant());
+    var wanted = Serialization.jsonMapper().valueToTree(status);
+    var current = policy.getStatus() == null ? null : Serialization.jsonMapper().valueToTree(policy.getStatus());
+    if (!Objects.equals(wanted, current)) {
+      PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(policy, context, r -> {
+        r.setStatus(status);
+        return r;
+      });
+    }
+    return UpdateControl.noUpdate();
+  }
+}

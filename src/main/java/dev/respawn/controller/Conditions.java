@@ -1,0 +1,42 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.StatusCondition;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Kubernetes-style conditions: lastTransitionTime moves only when a condition's status changes, so
+ * an unchanged condition never rewrites status (no reconcile loops).
+ */
+public final class Conditions {
+  private Conditions() {}
+
+  /**
+   * The new condition list: {@code wanted} entries in order, each keeping its previous
+   * lastTransitionTime when its status did not change.
+   */
+  public static List<StatusCondition> merge(List<StatusCondition> previous, List<StatusCondition> wanted,
+      Long generation, Instant now) {
+    List<StatusCondition> result = new ArrayList<>();
+    for (StatusCondition w : wanted) {
+      StatusCondition old = find(previous, w.type);
+      w.observedGeneration = generation;
+      w.lastTransitionTime = old != null && old.status != null && old.status.equals(w.status)
+          && old.lastTransitionTime != null ? old.lastTransitionTime : now.toString();
+      result.add(w);
+    }
+    return result;
+  }
+
+  public static StatusCondition find(List<StatusCondition> conditions, String type) {
+    if (conditions == null) {
+      return null;
+    }
+    return conditions.stream().filter(c -> type.equals(c.type)).findFirst().orElse(null);
+  }
+
+  public static StatusCondition of(String type, boolean status, String reason, String message) {
+    return new StatusCondition(type, status ? "True" : "False", reason, message);
+  }
+}

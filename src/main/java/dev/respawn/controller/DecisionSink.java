@@ -1,0 +1,26 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.policy.Decision;
+import io.fabric8.kubernetes.api.model.Pod;
+
+/** Where the reconciler reports what it decided: Kubernetes Events, log lines, the audit trail, metrics. */
+public interface DecisionSink {
+  /** A decision was applied to the instance; {@code pod} is the run it concerns, when known. */
+  void decided(AgentInstance instance, Decision decision, Pod pod);
+
+  /** The instance cannot be served: its policy is missing or invalid. */
+  void policyRefused(AgentInstance instance, String reason, String message);
+
+  /** A policy was found invalid (or tier-restricted); default: nothing. */
+  default void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, String reason, String message) {}
+
+  /** A sink that reports nothing (tests of the reconciler alone). */
+  DecisionSink NONE = new DecisionSink() {
+    @Override
+    public void decided(AgentInstance instance, Decision decision, Pod pod) {}
+
+    @Override
+    public void policyRefused(AgentInstance instance, String reason, String message) {}
+  };
+}

@@ -1,0 +1,101 @@
+package dev.respawn.controller;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.StatusCondition;
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.InstanceState;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Writes AgentInstance.status at most once per reconcile, and only when it changed: a JSON Patch of
+ * the difference (no server-side apply), cached at once so the next reconcile sees it.
+ */
+final class InstanceStatusWriter {
+  private final AgentInstance instance;
+  private final Context<AgentInstance> context;
+  private final Instant now;
+
+  InstanceStatusWriter(AgentInstance instance, Context<AgentInstance> context, Instant now) {
+    this.instance = instance;
+    this.context = context;
+    this.now = now;
+  }
+
+  void write(Decision decision) {
+    AgentInstanceStatus status = StatusMapper.toStatus(decision.state());
+    status.observedGeneration = instance.getMetadata().getGeneration();
+    status.conditions = Conditions.merge(previous(), conditions(decision), status.observedGeneration, now);
+    patchIfChanged(status);
+  }
+
+  /** The policy is missing or invalid: nothing else changes, Ready says why. */
+  void writeRefused(String reason, String message) {
+    AgentInstanceStatus status = instance.getStatus() == null ? new AgentInstanceStatus()
+        : Serialization.clone(instance.getStatus());
+    if (status.phase == null) {
+      status.phase = Phase.Pending;
+    }
+    status.observedGeneration = instance.getMetadata().getGeneration();
+    List<StatusCondition> wanted = new ArrayList<>();
+    wanted.add(Conditions.of("Ready", false, reason, message));
+    for (String type : List.of("Recovering", "Escalated")) {
+      StatusCondition old = Conditions.find(previous(), type);
+      wanted.add(old != null ? copy(old) : Conditions.of(type, false, type.equals("Recovering") ? "Stable" : "None",
+          ""));
+    }
+    status.conditions = Conditions.merge(previous(), wanted, status.observedGeneration, now);
+    patchIfChanged(status);
+  }
+
+  static List<StatusCondition> conditions(Decision d) {
+    InstanceState s = d.state();
+    List<StatusCondition> c = new ArrayList<>();
+    c.add(Conditions.of("Ready", d.liveness().ready(), d.liveness().reason(), d.liveness().message()));
+    boolean waiting = s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen;
+    if (waiting || s.attempt > 0) {
+      String reason = s.phase == Phase.CircuitOpen ? "CircuitOpen" : waiting ? "Backoff" : "FailureSequence";
+      String max = s.lastDecision == null ? "?" : Integer.toString(s.lastDecision.maxAttempts());
+      c.add(Conditions.of("Recovering", true, reason, "attempt " + s.attempt + " of " + max
+          + (s.nextRestartAt != null ? "; next run at " + s.nextRestartAt : "")));
+    } else {
+      c.add(Conditions.of("Recovering", false, "Stable", ""));
+    }
+    if (s.phase == Phase.Escalated || s.phase == Phase.Failed) {
+      String reason = s.terminalReason != null ? s.terminalReason.name() : "RestartPolicyNone";
+      c.add(Conditions.of("Escalated", true, reason, d.liveness().message()));
+    } else {
+      c.add(Conditions.of("Escalated", false, "None", ""));
+    }
+    return c;
+  }
+
+  private List<StatusCondition> previous() {
+    return instance.getStatus() == null ? List.of() : instance.getStatus().conditions;
+  }
+
+  private void patchIfChanged(AgentInstanceStatus status) {
+    JsonNode wanted = Serialization.jsonMapper().valueToTree(status);
+    JsonNode current = instance.getStatus() == null ? null : Serialization.jsonMapper().valueToTree(
+        instance.getStatus());
+    if (Objects.equals(wanted, current)) {
+      return;
+    }
+    PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(instance, context, r -> {
+      r.setStatus(status);
+      return r;
+    });
+  }
+
+  private static StatusCondition copy(StatusCondition c) {
+    return new StatusCondition(c.type, c.status, c.reason, c.message);
+  }
+}

@@ -1,0 +1,74 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.policy.Decision.PodStart;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Builds the pod of one run from the instance's template (api.md §2). */
+public final class PodFactory {
+  private PodFactory() {}
+
+  public static Pod build(AgentInstance instance, PodStart start, String leaseName) {
+    PodTemplateSpec template = instance.getSpec().template == null ? new PodTemplateSpec()
+        : Serialization.clone(instance.getSpec().template);
+    ObjectMeta meta = template.getMetadata() == null ? new ObjectMeta() : template.getMetadata();
+    Map<String, String> labels = new LinkedHashMap<>(meta.getLabels() == null ? Map.of() : meta.getLabels());
+    labels.put(AgentInstance.INSTANCE_LABEL, instance.getMetadata().getName());
+    labels.put(AgentInstance.RUN_LABEL, Integer.toString(start.run()));
+    ObjectMeta podMeta = new ObjectMeta();
+    podMeta.setName(start.podName());
+    podMeta.setNamespace(instance.getMetadata().getNamespace());
+    podMeta.setLabels(labels);
+    podMeta.setAnnotations(meta.getAnnotations());
+    podMeta.setOwnerReferences(List.of(owner(instance)));
+    PodSpec spec = template.getSpec() == null ? new PodSpec() : template.getSpec();
+    spec.setRestartPolicy("Never");
+    List<EnvVar> env = env(instance, start, leaseName);
+    for (Container c : spec.getContainers() == null ? List.<Container>of() : spec.getContainers()) {
+      List<EnvVar> merged = new ArrayList<>();
+      for (EnvVar e : c.getEnv() == null ? List.<EnvVar>of() : c.getEnv()) {
+        if (env.stream().noneMatch(r -> r.getName().equals(e.getName()))) {
+          merged.add(e);
+        }
+      }
+      merged.addAll(env);
+      c.setEnv(merged);
+    }
+    Pod pod = new Pod();
+    pod.setMetadata(podMeta);
+    pod.setSpec(spec);
+    return pod;
+  }
+
+  /** The controller owner reference every pod and Lease of the instance carries. */
+  public static OwnerReference owner(AgentInstance instance) {
+    return new OwnerReferenceBuilder().withApiVersion(instance.getApiVersion()).withKind(instance.getKind())
+        .withName(instance.getMetadata().getName()).withUid(instance.getMetadata().getUid()).withController(true)
+        .withBlockOwnerDeletion(true).build();
+  }
+
+  private static List<EnvVar> env(AgentInstance instance, PodStart start, String leaseName) {
+    List<EnvVar> env = new ArrayList<>();
+    env.add(new EnvVar("RESPAWN_INSTANCE", instance.getMetadata().getName(), null));
+    env.add(new EnvVar("RESPAWN_RUN", Integer.toString(start.run()), null));
+    env.add(new EnvVar("RESPAWN_ATTEMPT", Integer.toString(start.attempt()), null));
+    env.add(new EnvVar("RESPAWN_LEASE_NAME", leaseName, null));
+    String task = instance.getSpec().task;
+    env.add(new EnvVar("RESPAWN_TASK", task == null ? "" : task, null));
+    start.resumeCheckpoint().ifPresent(c -> env.add(new EnvVar("RESPAWN_RESUME_CHECKPOINT", c, null)));
+    start.interruptionClass().ifPresent(c -> env.add(new EnvVar("RESPAWN_INTERRUPTION_CLASS", c.name(), null)));
+    return env;
+  }
+}

@@ -1,0 +1,113 @@
+package dev.respawn.controller;
+
+import dev.respawn.policy.EndingKind;
+import dev.respawn.policy.PodView;
+import dev.respawn.policy.RunEnding;
+import io.fabric8.kubernetes.api.model.ContainerState;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Reads one run's pod: its stage (PodView) and, once it ended, how (RunEnding). */
+public final class PodObserver {
+  private PodObserver() {}
+
+  /** The pod's stage; agentContainer null means the first container. */
+  public static PodView view(Pod pod, String agentContainer) {
+    PodStatus st = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
+    String phase = st.getPhase() == null ? "Pending" : st.getPhase();
+    Optional<ContainerStatus> agent = agentStatus(pod, agentContainer);
+    Instant created = StatusMapper.time(pod.getMetadata().getCreationTimestamp());
+    PodView.Stage stage;
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      stage = PodView.Stage.FINISHED;
+    } else if (pod.getMetadata().getDeletionTimestamp() != null) {
+      stage = PodView.Stage.TERMINATING;
+    } else if ("Running".equals(phase) && agent.map(a -> a.getState() != null && a.getState().getRunning() != null)
+        .orElse(true)) {
+      stage = PodView.Stage.RUNNING;
+    } else if ("Running".equals(phase)) {
+      stage = PodView.Stage.RUNNING; // the agent container terminated while sidecars run: still live
+    } else {
+      stage = PodView.Stage.PENDING;
+    }
+    Instant started = agent.map(ContainerStatus::getState).map(ContainerState::getRunning)
+        .map(r -> StatusMapper.time(r.getStartedAt())).orElse(StatusMapper.time(st.getStartTime()));
+    String waitingReason = null;
+    String waitingMessage = null;
+    if (stage == PodView.Stage.PENDING) {
+      var waiting = agent.map(ContainerStatus::getState).map(ContainerState::getWaiting);
+      if (waiting.isPresent() && waiting.get().getReason() != null) {
+        waitingReason = waiting.get().getReason();
+        waitingMessage = waiting.get().getMessage();
+      } else {
+        Optional<PodCondition> unscheduled = condition(st, "PodScheduled").filter(c -> "False".equals(c.getStatus()));
+        waitingReason = unscheduled.map(PodCondition::getReason).orElse(null);
+        waitingMessage = unscheduled.map(PodCondition::getMessage).orElse(null);
+      }
+    }
+    boolean ready = condition(st, "Ready").map(c -> "True".equals(c.getStatus())).orElse(false);
+    return new PodView(pod.getMetadata().getName(), pod.getMetadata().getUid(), stage, created,
+        stage == PodView.Stage.PENDING ? null : started, waitingReason, waitingMessage, ready);
+  }
+
+  /** How the run ended, or empty while it has not. */
+  public static Optional<RunEnding> ending(Pod pod, String agentContainer, Instant now) {
+    PodStatus st = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
+    String name = pod.getMetadata().getName();
+    String uid = pod.getMetadata().getUid();
+    Optional<ContainerStateTerminated> terminated = agentStatus(pod, agentContainer).map(ContainerStatus::getState)
+        .map(ContainerState::getTerminated);
+    String podReason = st.getReason();
+    boolean disrupted = condition(st, "DisruptionTarget").map(c -> "True".equals(c.getStatus())).orElse(false)
+        || "Evicted".equals(podReason) || "Preempting".equals(podReason);
+    boolean finished = "Succeeded".equals(st.getPhase()) || "Failed".equals(st.getPhase());
+    if (disrupted && (finished || terminated.isPresent())) {
+      String reason = podReason != null ? podReason : condition(st, "DisruptionTarget").map(PodCondition::getReason)
+          .orElse("DisruptionTarget");
+      return Optional.of(new RunEnding(name, uid, EndingKind.DISRUPTED, terminated.map(t -> t.getExitCode())
+          .orElse(null), reason, st.getMessage(), now));
+    }
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      return Optional.of(new RunEnding(name, uid, EndingKind.DELETED, terminated.map(t -> t.getExitCode())
+          .orElse(null), "Deleted", "pod deleted by someone else", now));
+    }
+    if (terminated.isPresent()) {
+      ContainerStateTerminated t = terminated.get();
+      String reason = "DeadlineExceeded".equals(podReason) ? podReason : t.getReason();
+      return Optional.of(new RunEnding(name, uid, EndingKind.TERMINATED, t.getExitCode(), reason, t.getMessage(),
+          now));
+    }
+    if ("Succeeded".equals(st.getPhase())) {
+      return Optional.of(new RunEnding(name, uid, EndingKind.TERMINATED, 0, "Completed", null, now));
+    }
+    if ("Failed".equals(st.getPhase())) {
+      EndingKind kind = "NodeLost".equals(podReason) ? EndingKind.NODE_LOST
+          : "DeadlineExceeded".equals(podReason) ? EndingKind.TERMINATED : EndingKind.NO_STATE;
+      return Optional.of(new RunEnding(name, uid, kind, null, podReason, st.getMessage(), now));
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<ContainerStatus> agentStatus(Pod pod, String agentContainer) {
+    List<ContainerStatus> statuses = pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null
+        ? List.of() : pod.getStatus().getContainerStatuses();
+    String wanted = agentContainer;
+    if (wanted == null && pod.getSpec() != null && pod.getSpec().getContainers() != null
+        && !pod.getSpec().getContainers().isEmpty()) {
+      wanted = pod.getSpec().getContainers().get(0).getName();
+    }
+    String name = wanted;
+    return statuses.stream().filter(s -> name == null || name.equals(s.getName())).findFirst();
+  }
+
+  private static Optional<PodCondition> condition(PodStatus st, String type) {
+    return st.getConditions() == null ? Optional.empty()
+        : st.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+  }
+}

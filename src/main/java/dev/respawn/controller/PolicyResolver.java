@@ -1,0 +1,89 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.policy.PolicyCompiler;
+import dev.respawn.policy.PolicyInvalidException;
+import dev.respawn.policy.RestartPolicy;
+import dev.respawn.policy.Tier;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Finds the policy an instance uses and compiles it (cached per uid and generation), through the
+ * tier's soft gate. The outcome is a usable policy or the reason there is none.
+ */
+public final class PolicyResolver {
+  private static final RestartPolicy BUILT_IN;
+
+  static {
+    try {
+      BUILT_IN = PolicyCompiler.compile(new AgentRestartPolicySpec());
+    } catch (PolicyInvalidException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private final OperatorSettings settings;
+  private final Function<ResourceID, Optional<AgentRestartPolicy>> lookup;
+  private final Map<String, Resolved> compiled = new ConcurrentHashMap<>();
+
+  public PolicyResolver(OperatorSettings settings, Function<ResourceID, Optional<AgentRestartPolicy>> lookup) {
+    this.settings = settings;
+    this.lookup = lookup;
+  }
+
+  /** The outcome: a policy (maybe tier-restricted), or why the instance has none. */
+  public record Resolved(Optional<RestartPolicy> policy, String reason, String message) {
+    static Resolved ok(RestartPolicy p) {
+      return new Resolved(Optional.of(p), "", "");
+    }
+
+    static Resolved refused(String reason, String message) {
+      return new Resolved(Optional.empty(), reason, message);
+    }
+  }
+
+  /** The policy reference of an instance: its namespace and name, or empty for the built-in defaults. */
+  public Optional<ResourceID> reference(AgentInstance instance) {
+    String ns = instance.getMetadata().getNamespace();
+    var ref = instance.getSpec() == null ? null : instance.getSpec().policyRef;
+    if (ref != null && ref.name != null && !ref.name.isEmpty()) {
+      return Optional.of(new ResourceID(ref.name, ns));
+    }
+    return settings.defaultPolicy().map(p -> p.contains("/")
+        ? new ResourceID(p.substring(p.indexOf('/') + 1), p.substring(0, p.indexOf('/'))) : new ResourceID(p, ns));
+  }
+
+  public Resolved resolve(AgentInstance instance) {
+    Optional<ResourceID> ref = reference(instance);
+    if (ref.isEmpty()) {
+      return Resolved.ok(BUILT_IN);
+    }
+    Optional<AgentRestartPolicy> found = lookup.apply(ref.get());
+    if (found.isEmpty()) {
+      return Resolved.refused("PolicyNotFound", "AgentRestartPolicy " + ref.get().getNamespace().orElse("") + "/"
+          + ref.get().getName() + " does not exist; nothing is restarted until it does");
+    }
+    return compile(found.get());
+  }
+
+  /** Compiles a policy through the tier gate; invalid ones say which field breaks which rule. */
+  public Resolved compile(AgentRestartPolicy policy) {
+    String key = policy.getMetadata().getUid() + "@" + policy.getMetadata().getGeneration();
+    return compiled.computeIfAbsent(key, k -> {
+      compiled.keySet().removeIf(old -> old.startsWith(policy.getMetadata().getUid() + "@"));
+      try {
+        Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));
+        return Resolved.ok(gated.policy());
+      } catch (PolicyInvalidException e) {
+        return Resolved.refused("PolicyInvalid", "AgentRestartPolicy " + policy.getMetadata().getName()
+            + " is invalid: " + e.getMessage());
+      }
+    });
+  }
+}

@@ -1,0 +1,61 @@
+package dev.respawn.controller;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import java.util.Optional;
+
+/**
+ * The operator: both reconcilers registered on one JOSDK {@link Operator}, writing status with JSON
+ * Patch (no server-side apply), watching the configured namespaces, optionally leader-elected.
+ */
+public final class RespawnOperator implements AutoCloseable {
+  /** Name of the leader-election Lease. */
+  public static final String LEADER_LEASE = "respawn-operator-leader";
+
+  private final Operator operator;
+  private final AgentInstanceReconciler instances;
+
+  /**
+   * @param leaderNamespace namespace of the leader-election Lease; empty turns leader election off
+   */
+  public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
+      Optional<String> leaderNamespace) {
+    this.operator = new Operator(o -> {
+      o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
+          .withStopOnInformerErrorDuringStartup(false);
+      leaderNamespace.ifPresent(ns -> o.withLeaderElectionConfiguration(
+          new LeaderElectionConfiguration(LEADER_LEASE, ns)));
+    });
+    this.instances = new AgentInstanceReconciler(settings, sink);
+    operator.register(instances, c -> namespaces(c, settings));
+    operator.register(new AgentRestartPolicyReconciler(settings, sink), c -> namespaces(c, settings));
+  }
+
+  private static void namespaces(io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<?> c,
+      OperatorSettings settings) {
+    if (settings.namespaces().isEmpty()) {
+      c.watchingAllNamespaces();
+    } else {
+      c.settingNamespaces(settings.namespaces());
+    }
+  }
+
+  public RespawnOperator start() {
+    operator.start();
+    return this;
+  }
+
+  public AgentInstanceReconciler instanceReconciler() {
+    return instances;
+  }
+
+  public Operator josdk() {
+    return operator;
+  }
+
+  @Override
+  public void close() {
+    operator.stop();
+  }
+}

@@ -1,0 +1,220 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.CircuitBreakerStatus;
+import dev.respawn.api.v1alpha1.DecisionStatus;
+import dev.respawn.api.v1alpha1.FailureStatus;
+import dev.respawn.api.v1alpha1.HandledRequests;
+import dev.respawn.api.v1alpha1.HeartbeatStatus;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.RestartRecord;
+import dev.respawn.api.v1alpha1.ResumeStatus;
+import dev.respawn.api.v1alpha1.RunRecord;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.policy.CircuitSnapshot;
+import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.InstanceState.DecisionInfo;
+import dev.respawn.policy.InstanceState.FailureInfo;
+import dev.respawn.policy.InstanceState.HeartbeatInfo;
+import dev.respawn.policy.InstanceState.RestartInfo;
+import dev.respawn.policy.InstanceState.ResumeInfo;
+import dev.respawn.policy.InstanceState.RunInfo;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** Maps the decision core's {@link InstanceState} to AgentInstance.status and back, losslessly. */
+public final class StatusMapper {
+  private StatusMapper() {}
+
+  /** The core's view of a status (a missing status is a new instance). */
+  public static InstanceState toState(AgentInstanceStatus st) {
+    InstanceState s = new InstanceState();
+    if (st == null) {
+      return s;
+    }
+    s.phase = st.phase == null ? Phase.Pending : st.phase;
+    s.run = orZero(st.run);
+    s.currentPod = st.currentPod;
+    s.runStartedAt = time(st.runStartedAt);
+    s.attempt = orZero(st.attempt);
+    s.firstFailureAt = time(st.firstFailureAt);
+    s.restarts = orZero(st.restarts);
+    s.nextRestartAt = time(st.nextRestartAt);
+    if (st.lastFailure != null) {
+      FailureStatus f = st.lastFailure;
+      s.lastFailure = new FailureInfo(f.pod, f.podUid, f.failureClass, f.failureReason, f.reason, f.exitCode, f.message,
+          f.rule, Boolean.TRUE.equals(f.retryable), time(f.at));
+    }
+    if (st.lastDecision != null) {
+      DecisionStatus d = st.lastDecision;
+      s.lastDecision = new DecisionInfo(d.action, d.reasonCode, orZero(d.attempt), orZero(d.maxAttempts),
+          Boolean.TRUE.equals(d.finalAttempt), d.delaySeconds == null ? 0 : d.delaySeconds, time(d.at));
+    }
+    if (st.circuitBreaker != null) {
+      CircuitBreakerStatus c = st.circuitBreaker;
+      s.circuit = new CircuitSnapshot(c.state == null ? CircuitState.Closed : c.state, times(c.failureTimes),
+          orZero(c.trips), time(c.openedAt), time(c.halfOpenAt), time(c.lastSuccessAt), time(c.lastFailureAt));
+    }
+    if (st.heartbeat != null) {
+      HeartbeatStatus h = st.heartbeat;
+      s.heartbeat = new HeartbeatInfo(h.verdict, time(h.lastRenewTime), time(h.observedAt), h.detail);
+    }
+    if (st.resume != null) {
+      ResumeStatus r = st.resume;
+      s.resume = new ResumeInfo(r.checkpoint, r.checkpointStatus, r.idempotent, r.eligible, r.reasonCode,
+          r.cooldownRemainingSeconds == null ? 0 : r.cooldownRemainingSeconds, orZero(r.attempts));
+    }
+    if (st.lastRestart != null) {
+      RestartRecord r = st.lastRestart;
+      s.lastRestart = new RestartInfo(r.kind, r.reason, r.previousPod, r.pod, time(r.requestedAt), time(r.startedAt),
+          r.requestId, r.resumeCheckpoint, r.interruptionClass);
+    }
+    s.terminalReason = st.terminalReason;
+    s.recentRestarts = new ArrayList<>(times(st.recentRestarts));
+    for (RunRecord r : st.history == null ? List.<RunRecord>of() : st.history) {
+      s.history.add(new RunInfo(orZero(r.run), r.pod, r.podUid, time(r.startedAt), time(r.endedAt), r.outcome,
+          r.failureClass, r.exitCode, r.reasonCode));
+    }
+    if (st.handledRequests != null) {
+      s.handledRestartRequest = st.handledRequests.restart;
+      s.handledResumeRequest = st.handledRequests.resume;
+    }
+    return s;
+  }
+
+  /** Writes the state into a new status (conditions and observedGeneration are set by the caller). */
+  public static AgentInstanceStatus toStatus(InstanceState s) {
+    AgentInstanceStatus st = new AgentInstanceStatus();
+    st.phase = s.phase;
+    st.run = s.run;
+    st.currentPod = s.currentPod;
+    st.runStartedAt = text(s.runStartedAt);
+    st.attempt = s.attempt;
+    st.firstFailureAt = text(s.firstFailureAt);
+    st.restarts = s.restarts;
+    st.nextRestartAt = text(s.nextRestartAt);
+    if (s.lastFailure != null) {
+      FailureInfo f = s.lastFailure;
+      FailureStatus fs = new FailureStatus();
+      fs.pod = f.pod();
+      fs.podUid = f.podUid();
+      fs.failureClass = f.interruptionClass();
+      fs.failureReason = f.failureReason();
+      fs.reason = f.reason();
+      fs.exitCode = f.exitCode();
+      fs.message = f.message();
+      fs.rule = f.rule();
+      fs.retryable = f.retryable();
+      fs.at = text(f.at());
+      st.lastFailure = fs;
+    }
+    if (s.lastDecision != null) {
+      DecisionInfo d = s.lastDecision;
+      DecisionStatus ds = new DecisionStatus();
+      ds.action = d.action();
+      ds.reasonCode = d.reasonCode();
+      ds.attempt = d.attempt();
+      ds.maxAttempts = d.maxAttempts();
+      ds.finalAttempt = d.finalAttempt();
+      ds.delaySeconds = d.delaySeconds();
+      ds.at = text(d.at());
+      st.lastDecision = ds;
+    }
+    CircuitSnapshot c = s.circuit;
+    CircuitBreakerStatus cs = new CircuitBreakerStatus();
+    cs.state = c.state();
+    cs.failureCount = c.failureTimes().size();
+    cs.trips = c.trips();
+    cs.openedAt = text(c.openedAt());
+    cs.halfOpenAt = text(c.halfOpenAt());
+    cs.lastSuccessAt = text(c.lastSuccessAt());
+    cs.lastFailureAt = text(c.lastFailureAt());
+    cs.failureTimes = texts(c.failureTimes());
+    st.circuitBreaker = cs;
+    if (s.heartbeat != null) {
+      HeartbeatStatus h = new HeartbeatStatus();
+      h.verdict = s.heartbeat.verdict();
+      h.lastRenewTime = text(s.heartbeat.lastRenewTime());
+      h.observedAt = text(s.heartbeat.observedAt());
+      h.detail = s.heartbeat.detail();
+      st.heartbeat = h;
+    }
+    if (!s.resume.equals(ResumeInfo.NONE)) {
+      ResumeInfo r = s.resume;
+      ResumeStatus rs = new ResumeStatus();
+      rs.checkpoint = r.checkpoint();
+      rs.checkpointStatus = r.checkpointStatus();
+      rs.idempotent = r.idempotent();
+      rs.eligible = r.eligible();
+      rs.reasonCode = r.reasonCode();
+      rs.cooldownRemainingSeconds = r.cooldownRemainingSeconds();
+      rs.attempts = r.attempts();
+      st.resume = rs;
+    }
+    if (s.lastRestart != null) {
+      RestartInfo r = s.lastRestart;
+      RestartRecord rr = new RestartRecord();
+      rr.kind = r.kind();
+      rr.reason = r.reason();
+      rr.previousPod = r.previousPod();
+      rr.pod = r.pod();
+      rr.requestedAt = text(r.requestedAt());
+      rr.startedAt = text(r.startedAt());
+      rr.requestId = r.requestId();
+      rr.resumeCheckpoint = r.resumeCheckpoint();
+      rr.interruptionClass = r.interruptionClass();
+      st.lastRestart = rr;
+    }
+    st.terminalReason = s.terminalReason;
+    st.recentRestarts = texts(s.recentRestarts);
+    st.history = new ArrayList<>();
+    for (RunInfo r : s.history) {
+      RunRecord rr = new RunRecord();
+      rr.run = r.run();
+      rr.pod = r.pod();
+      rr.podUid = r.podUid();
+      rr.startedAt = text(r.startedAt());
+      rr.endedAt = text(r.endedAt());
+      rr.outcome = r.outcome();
+      rr.failureClass = r.interruptionClass();
+      rr.exitCode = r.exitCode();
+      rr.reasonCode = r.reasonCode();
+      st.history.add(rr);
+    }
+    if (s.handledRestartRequest != null || s.handledResumeRequest != null) {
+      st.handledRequests = new HandledRequests();
+      st.handledRequests.restart = s.handledRestartRequest;
+      st.handledRequests.resume = s.handledResumeRequest;
+    }
+    return st;
+  }
+
+  static String text(Instant t) {
+    return t == null ? null : t.toString();
+  }
+
+  static Instant time(String t) {
+    if (t == null || t.isEmpty()) {
+      return null;
+    }
+    try {
+      return Instant.parse(t);
+    } catch (RuntimeException e) {
+      return java.time.OffsetDateTime.parse(t).toInstant();
+    }
+  }
+
+  private static List<String> texts(List<Instant> times) {
+    return times.stream().map(Instant::toString).toList();
+  }
+
+  private static List<Instant> times(List<String> texts) {
+    return texts == null ? List.of() : texts.stream().map(StatusMapper::time).filter(Objects::nonNull).toList();
+  }
+
+  private static int orZero(Integer i) {
+    return i == null ? 0 : i;
+  }
+}

@@ -1,0 +1,95 @@
+package dev.respawn.heartbeat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.policy.LeaseView;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/** The heartbeat Lease of an instance (api.md §5): its name, how it is created, and how it is read. */
+public final class HeartbeatLeases {
+  public static final String HEALTH = "respawn.dev/health";
+  public static final String DETAIL = "respawn.dev/detail";
+  public static final String CHECKPOINT = "respawn.dev/checkpoint";
+  public static final String CHECKPOINT_STATUS = "respawn.dev/checkpoint-status";
+  public static final String STEP_IDEMPOTENT = "respawn.dev/step-idempotent";
+  public static final String ARTIFACTS_READY = "respawn.dev/artifacts-ready";
+
+  private HeartbeatLeases() {}
+
+  /** spec.heartbeat.leaseName, or the instance's name. */
+  public static String leaseName(AgentInstance instance) {
+    var hb = instance.getSpec() == null ? null : instance.getSpec().heartbeat;
+    return hb != null && hb.leaseName != null && !hb.leaseName.isEmpty() ? hb.leaseName
+        : instance.getMetadata().getName();
+  }
+
+  /** A new, unheld Lease owned by the instance and labelled with its name. */
+  public static Lease newLease(AgentInstance instance, OwnerReference owner) {
+    Lease lease = new Lease();
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName(leaseName(instance));
+    meta.setNamespace(instance.getMetadata().getNamespace());
+    meta.setLabels(Map.of(AgentInstance.INSTANCE_LABEL, instance.getMetadata().getName()));
+    meta.setOwnerReferences(List.of(owner));
+    lease.setMetadata(meta);
+    lease.setSpec(new LeaseSpec());
+    return lease;
+  }
+
+  /**
+   * The Lease as the decision core sees it, or null when the current pod does not hold it (a stale
+   * run cannot vouch for the new one).
+   */
+  public static LeaseView view(Lease lease, String currentPod, Instant changeSeenAt) {
+    if (lease == null || lease.getSpec() == null || currentPod == null
+        || !Objects.equals(currentPod, lease.getSpec().getHolderIdentity())) {
+      return null;
+    }
+    Map<String, String> a = lease.getMetadata().getAnnotations() == null ? Map.of()
+        : lease.getMetadata().getAnnotations();
+    return new LeaseView(RenewalClock.renewTime(lease), changeSeenAt, verdict(a.get(HEALTH)), a.get(DETAIL),
+        a.get(CHECKPOINT), a.get(CHECKPOINT_STATUS), bool(a.get(STEP_IDEMPOTENT)), bool(a.get(ARTIFACTS_READY)));
+  }
+
+  /**
+   * True when an update changed something a reconcile must see: the holder, or any annotation.
+   * A renewal that changes only renewTime (and resourceVersion) is filtered out.
+   */
+  public static boolean meaningfulChange(Lease newer, Lease older) {
+    if (older == null || older.getSpec() == null || newer.getSpec() == null) {
+      return true;
+    }
+    return !Objects.equals(newer.getSpec().getHolderIdentity(), older.getSpec().getHolderIdentity())
+        || !Objects.equals(newer.getMetadata().getAnnotations(), older.getMetadata().getAnnotations());
+  }
+
+  /** An unknown verdict value is Ambiguous: fail closed. Absent means Healthy (the renewal itself). */
+  static HealthVerdict verdict(String value) {
+    if (value == null) {
+      return null;
+    }
+    for (HealthVerdict v : HealthVerdict.values()) {
+      if (v.name().equalsIgnoreCase(value.trim()) && v != HealthVerdict.Unknown) {
+        return v;
+      }
+    }
+    return HealthVerdict.Ambiguous;
+  }
+
+  private static Boolean bool(String value) {
+    if (value == null) {
+      return null;
+    }
+    return "true".equalsIgnoreCase(value.trim()) ? Boolean.TRUE
+        : "false".equalsIgnoreCase(value.trim()) ? Boolean.FALSE : null;
+  }
+
+
+}

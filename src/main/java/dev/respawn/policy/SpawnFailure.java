@@ -1,0 +1,39 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.BackoffType;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.policy.Decision.Notice;
+import java.time.Duration;
+
+/**
+ * api.md §4, last paragraph: a pod the API server refuses to create. Quota or admission refusals
+ * are retried with the backoff ({@code spawn_failed}); a template the server rejects as invalid
+ * is not ({@code invalid_template}, phase Failed). Neither counts as a failure of the agent.
+ */
+final class SpawnFailure {
+  static final String SPAWN_FAILED = "spawn_failed";
+  static final String INVALID_TEMPLATE = "invalid_template";
+
+  private SpawnFailure() {}
+
+  static void apply(DecisionDraft d, boolean invalidTemplate, String message) {
+    String why = Bounds.truncateUtf8(message, Bounds.MESSAGE_BYTES);
+    if (invalidTemplate) {
+      d.decided("Fail", INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
+      d.stop(Phase.Failed, TerminalReason.UnrecoverableError, INVALID_TEMPLATE);
+      d.notices.set(d.notices.size() - 1, Notice.warning("Escalated", "Failed (invalid_template): the API server "
+          + "rejected the pod template: " + why + ". Fix spec.template, then resume: kubectl respawn resume "
+          + d.instance() + " --force"));
+      return;
+    }
+    int attempt = Math.max(1, d.state.attempt);
+    Duration delay = d.policy.backoff().type() == BackoffType.None ? d.policy.backoff().initialDelay()
+        : Backoff.jitter(Backoff.delay(d.policy.backoff(), attempt), d.policy.backoff().jitter(), d.random);
+    d.state.phase = Phase.Backoff;
+    d.state.nextRestartAt = d.now.plus(delay);
+    d.decided("Restart", SPAWN_FAILED, 0, delay, null, null, 0, "system");
+    d.notice(Notice.warning("RestartFailed", "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
+    d.wakeAt(d.state.nextRestartAt);
+  }
+}

@@ -1,0 +1,633 @@
+package dev.respawn.api.crd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionCondition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The committed CRDs on a real, etcd-backed API server (../shared/tools/realapi): accepted, defaults
+ * filled in, invalid specs refused with the field named, printer columns served as a Table.
+ *
+ * <p>Runs when RESPAWN_REALAPI_KUBECONFIG names the server's kubeconfig ({@code make test-realapi}
+ * does that); skipped otherwise, unless -Drespawn.requireRealApi=true turns the skip into a failure.
+ */
+class RealApiServerTest {
+  static final String ENV = "RESPAWN_REALAPI_KUBECONFIG";
+  static final String REQUIRE = "respawn.requireRealApi";
+  static final String NAMESPACE = "default";
+  static final String GROUP = "respawn.dev";
+  static final String VERSION = "v1alpha1";
+  static final String POLICY = "AgentRestartPolicy";
+  static final String INSTANCE = "AgentInstance";
+  static final String RUN_LABEL = "respawn.dev/crd-test-run";
+  static final String TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
+  static final Duration AT_MOST = Duration.ofSeconds(30);
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final ResourceDefinitionContext CRDS = new ResourceDefinitionContext.Builder()
+      .withGroup("apiextensions.k8s.io").withVersion("v1").withKind("CustomResourceDefinition")
+      .withPlural("customresourcedefinitions").withNamespaced(false).build();
+  static final Map<String, ResourceDefinitionContext> KINDS = Map.of(
+      POLICY, context(POLICY, "agentrestartpolicies"),
+      INSTANCE, context(INSTANCE, "agentinstances"));
+  static final String MINIMAL_TEMPLATE =
+      "template: {spec: {containers: [{name: agent, image: registry.example/agents/coder:1.4}]}}";
+
+  static KubernetesClient client;
+  /** Why the tests are skipped (no real API server), or null. */
+  static String skipReason;
+  /** Unique per run: names and the label that cleanup deletes by, so reruns on one server never clash. */
+  static String run;
+  static final AtomicInteger SEQ = new AtomicInteger();
+
+  static ResourceDefinitionContext context(String kind, String plural) {
+    return new ResourceDefinitionContext.Builder().withGroup(GROUP).withVersion(VERSION).withKind(kind)
+        .withPlural(plural).withNamespaced(true).build();
+  }
+
+  @BeforeAll
+  static void connectAndApplyCrds() throws IOException {
+    client = null;
+    skipReason = null;
+    String kubeconfig = System.getenv(ENV);
+    if (kubeconfig == null || kubeconfig.isBlank()) {
+      String how = ENV + " is not set, so there is no real API server to test the CRDs against. Run `make"
+          + " test-realapi`, or start one with ../shared/tools/realapi/start.sh and export " + ENV
+          + "=<the KUBECONFIG path it prints> (usually /tmp/realapi/kubeconfig) before `make test`.";
+      if (Boolean.parseBoolean(System.getProperty(REQUIRE, "false"))) {
+        fail("-D" + REQUIRE + "=true but " + how);
+      }
+      // Surefire does not report an abort in @BeforeAll at all: skip each test instead (@BeforeEach),
+      // and say why once on the console.
+      skipReason = how;
+      System.err.println("[WARNING] RealApiServerTest skipped: " + how);
+      return;
+    }
+    Path path = Path.of(kubeconfig);
+    assertThat(path).as("%s=%s: no such kubeconfig (is the realapi server running?)", ENV, kubeconfig)
+        .isRegularFile();
+    Config config = Config.fromKubeconfig(Files.readString(path));
+    config.setRequestTimeout(30_000);
+    client = new KubernetesClientBuilder().withConfig(config).build();
+    run = UUID.randomUUID().toString().substring(0, 8);
+
+    // Apply the committed YAML as is (not through the typed model), create or update.
+    try (Stream<Path> files = Files.list(CrdFreshnessTest.COMMITTED)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().collect(Collectors.toList())) {
+        GenericKubernetesResource crd = client.getKubernetesSerialization()
+            .unmarshal(Files.readString(file, StandardCharsets.UTF_8), GenericKubernetesResource.class);
+        try {
+          client.genericKubernetesResources(CRDS).resource(crd)
+              .fieldManager("respawn-crd-test").forceConflicts().serverSideApply();
+        } catch (KubernetesClientException e) {
+          fail("the API server refused crds/%s (HTTP %d): %s", file.getFileName(), e.getCode(), e.getMessage());
+        }
+      }
+    }
+    for (String name : List.of("agentrestartpolicies.respawn.dev", "agentinstances.respawn.dev")) {
+      await("CRD " + name + " Established").atMost(AT_MOST).pollInterval(Duration.ofMillis(100))
+          .untilAsserted(() -> assertThat(condition(name, "Established")).isEqualTo("True"));
+    }
+  }
+
+  @BeforeEach
+  void skipWithoutRealApiServer() {
+    if (skipReason != null) {
+      Assumptions.abort(skipReason);
+    }
+  }
+
+  @AfterAll
+  static void cleanUp() {
+    if (client == null) {
+      return;
+    }
+    try {
+      for (ResourceDefinitionContext kind : KINDS.values()) {
+        client.genericKubernetesResources(kind).inNamespace(NAMESPACE).withLabel(RUN_LABEL, run).delete();
+      }
+      await("test resources deleted").atMost(AT_MOST).pollInterval(Duration.ofMillis(100))
+          .untilAsserted(() -> {
+            for (ResourceDefinitionContext kind : KINDS.values()) {
+              assertThat(client.genericKubernetesResources(kind).inNamespace(NAMESPACE)
+                  .withLabel(RUN_LABEL, run).list().getItems()).isEmpty();
+            }
+          });
+    } finally {
+      client.close();
+    }
+  }
+
+  static String condition(String crd, String type) {
+    CustomResourceDefinition current = client.apiextensions().v1().customResourceDefinitions().withName(crd).get();
+    if (current == null || current.getStatus() == null || current.getStatus().getConditions() == null) {
+      return null;
+    }
+    return current.getStatus().getConditions().stream().filter(c -> type.equals(c.getType()))
+        .map(CustomResourceDefinitionCondition::getStatus).findFirst().orElse(null);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // helpers
+
+  static String uniqueName(String prefix) {
+    return (prefix + "-" + run + "-" + SEQ.incrementAndGet()).toLowerCase(Locale.ROOT);
+  }
+
+  static GenericKubernetesResource parse(String kind, String name, String spec) {
+    String yaml = "apiVersion: " + GROUP + "/" + VERSION + "\n"
+        + "kind: " + kind + "\n"
+        + "metadata:\n"
+        + "  name: " + name + "\n"
+        + "  namespace: " + NAMESPACE + "\n"
+        + "  labels: {" + RUN_LABEL + ": \"" + run + "\"}\n"
+        + "spec: " + spec + "\n";
+    return client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
+  }
+
+  static GenericKubernetesResource create(String kind, String name, String spec) {
+    return client.genericKubernetesResources(KINDS.get(kind)).inNamespace(NAMESPACE)
+        .resource(parse(kind, name, spec)).create();
+  }
+
+  static JsonNode get(String kind, String name) {
+    GenericKubernetesResource found =
+        client.genericKubernetesResources(KINDS.get(kind)).inNamespace(NAMESPACE).withName(name).get();
+    assertThat(found).as("%s %s", kind, name).isNotNull();
+    return JSON.valueToTree(found);
+  }
+
+  static JsonNode at(JsonNode node, String dotted) {
+    for (String segment : dotted.split("\\.")) {
+      node = node.path(segment);
+    }
+    return node;
+  }
+
+  /** GET with a chosen Accept header, through the client's own (authenticated) HTTP client. */
+  static JsonNode httpGet(String path, String accept) throws Exception {
+    String base = client.getMasterUrl().toString().replaceAll("/+$", "");
+    HttpRequest request = client.getHttpClient().newHttpRequestBuilder()
+        .uri(base + path).setHeader("Accept", accept).build();
+    HttpResponse<String> response =
+        client.getHttpClient().sendAsync(request, String.class).get(AT_MOST.toSeconds(), TimeUnit.SECONDS);
+    assertThat(response.code()).as("GET %s: %s", path, response.body()).isEqualTo(200);
+    return JSON.readTree(response.body());
+  }
+
+  static JsonNode table(String plural) throws Exception {
+    JsonNode table = httpGet("/apis/" + GROUP + "/" + VERSION + "/namespaces/" + NAMESPACE + "/" + plural
+        + "?labelSelector=" + RUN_LABEL + "%3D" + run, TABLE);
+    assertThat(table.path("kind").asText()).as("%s served as a Table", plural).isEqualTo("Table");
+    return table;
+  }
+
+  static List<String> columnNames(JsonNode table) {
+    return StreamSupport.stream(table.path("columnDefinitions").spliterator(), false)
+        .map(c -> c.path("name").asText().toUpperCase(Locale.ROOT)).collect(Collectors.toList());
+  }
+
+  /** The row's cells by column name. */
+  static Map<String, JsonNode> row(JsonNode table, String name) {
+    List<String> columns = columnNames(table);
+    for (JsonNode row : table.path("rows")) {
+      if (name.equals(row.path("cells").path(0).asText())) {
+        Map<String, JsonNode> cells = new LinkedHashMap<>();
+        for (int i = 0; i < columns.size(); i++) {
+          cells.put(columns.get(i), row.path("cells").path(i));
+        }
+        return cells;
+      }
+    }
+    return fail("no row for %s in %s", name, table.path("rows"));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The CRDs themselves
+
+  @ParameterizedTest(name = "{0} is Established and its names accepted")
+  @ValueSource(strings = {"agentrestartpolicies.respawn.dev", "agentinstances.respawn.dev"})
+  void crdAccepted(String name) {
+    assertThat(condition(name, "Established")).as("%s Established", name).isEqualTo("True");
+    assertThat(condition(name, "NamesAccepted")).as("%s NamesAccepted", name).isEqualTo("True");
+    CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().withName(name).get();
+    assertThat(crd.getStatus().getAcceptedNames().getCategories()).containsExactly("respawn");
+    assertThat(crd.getStatus().getAcceptedNames().getShortNames())
+        .containsExactly(name.startsWith("agentinstances") ? "agi" : "arp");
+  }
+
+  @Test
+  void discoveryListsShortNamesCategoriesAndStatusSubresource() throws Exception {
+    JsonNode list = httpGet("/apis/" + GROUP + "/" + VERSION, "application/json");
+    Map<String, JsonNode> resources = new HashMap<>();
+    list.path("resources").forEach(r -> resources.put(r.path("name").asText(), r));
+    assertThat(resources).containsKeys("agentrestartpolicies", "agentinstances",
+        "agentrestartpolicies/status", "agentinstances/status");
+    SoftAssertions soft = new SoftAssertions();
+    for (String[] expected : new String[][] {{"agentrestartpolicies", "arp", POLICY}, {"agentinstances", "agi", INSTANCE}}) {
+      JsonNode resource = resources.get(expected[0]);
+      soft.assertThat(resource.path("namespaced").asBoolean()).as("%s namespaced", expected[0]).isTrue();
+      soft.assertThat(resource.path("kind").asText()).as("%s kind", expected[0]).isEqualTo(expected[2]);
+      soft.assertThat(resource.path("shortNames").toString()).as("%s shortNames", expected[0])
+          .isEqualTo("[\"" + expected[1] + "\"]");
+      soft.assertThat(resource.path("categories").toString()).as("%s categories", expected[0])
+          .isEqualTo("[\"respawn\"]");
+    }
+    soft.assertAll();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Defaults
+
+  @Test
+  void minimalPolicyGetsEveryDefault() {
+    String name = uniqueName("minimal");
+    create(POLICY, name, "{}");
+    JsonNode spec = get(POLICY, name).path("spec");
+    Object[][] expected = {
+        {"backoff.type", "Exponential"},
+        {"backoff.initialDelay", "2s"},
+        {"backoff.multiplier", 2.0},
+        {"backoff.maxDelay", "120s"},
+        {"backoff.jitter", 0.0},
+        {"maxRetries", 3},
+        {"resetAfter", "60s"},
+        {"circuitBreaker.failureThreshold", 5},
+        {"circuitBreaker.window", "10m"},
+        {"circuitBreaker.openDuration", "5m"},
+        {"circuitBreaker.latch", false},
+        {"restartRequestExitCode", 42},
+        {"resume.mode", "Prefer"},
+        {"resume.maxAttempts", 3},
+        {"resume.cooldowns.ToolFailure", "30s"},
+        {"resume.cooldowns.Timeout", "120s"},
+        {"resume.cooldowns.ContextReset", "10s"},
+        {"resume.cooldowns.ProcessCrash", "60s"},
+    };
+    SoftAssertions soft = new SoftAssertions();
+    for (Object[] field : expected) {
+      JsonNode value = at(spec, (String) field[0]);
+      String what = "spec." + field[0] + " of a policy created with spec: {} (got spec " + spec + ")";
+      if (field[1] instanceof Number number) {
+        soft.assertThat(value.isNumber()).as(what + " is a number").isTrue();
+        soft.assertThat(value.asDouble()).as(what).isEqualTo(number.doubleValue());
+      } else if (field[1] instanceof Boolean bool) {
+        soft.assertThat(value.isBoolean()).as(what + " is a boolean").isTrue();
+        soft.assertThat(value.asBoolean()).as(what).isEqualTo(bool);
+      } else {
+        soft.assertThat(value.isTextual()).as(what + " is a string").isTrue();
+        soft.assertThat(value.asText()).as(what).isEqualTo(field[1]);
+      }
+    }
+    // api.md: omitted restartLimit = no window limit, omitted heartbeat.timeout = no heartbeats required.
+    soft.assertThat(spec.has("restartLimit")).as("restartLimit stays omitted").isFalse();
+    soft.assertThat(spec.has("heartbeat")).as("heartbeat stays omitted").isFalse();
+    soft.assertThat(spec.has("failureRules")).as("failureRules stays omitted").isFalse();
+    soft.assertAll();
+  }
+
+  @Test
+  void minimalInstanceGetsSuspendFalse() {
+    String name = uniqueName("minimal");
+    create(INSTANCE, name, "{" + MINIMAL_TEMPLATE + "}");
+    JsonNode spec = get(INSTANCE, name).path("spec");
+    assertThat(spec.path("suspend").isBoolean()).as("spec.suspend defaulted (spec %s)", spec).isTrue();
+    assertThat(spec.path("suspend").asBoolean()).as("spec.suspend").isFalse();
+    assertThat(spec.has("policyRef")).as("policyRef stays omitted (the operator's default policy)").isFalse();
+    // the template is kept, not pruned
+    assertThat(at(spec, "template.spec.containers").path(0).path("image").asText())
+        .isEqualTo("registry.example/agents/coder:1.4");
+  }
+
+  static final String FULL_POLICY_SPEC = """
+      {
+        backoff: {type: Exponential, initialDelay: 2s, multiplier: 2.0, maxDelay: 120s, jitter: 0.25},
+        maxRetries: 3,
+        resetAfter: 60s,
+        restartLimit: {maxRestarts: 10, window: 1h},
+        circuitBreaker: {failureThreshold: 5, window: 10m, openDuration: 5m, latch: false},
+        failureRules: [
+          {name: permanent-config,
+           match: {exitCodes: [2, 78], reasons: [Error],
+                   messageContains: [invalid_configuration, spec_not_found], classes: [ToolFailure]},
+           action: Fail, maxRetries: 0, cooldown: 30s}
+        ],
+        heartbeat: {timeout: 60s, startupGrace: 120s},
+        restartRequestExitCode: 42,
+        resume: {mode: Prefer, maxAttempts: 3,
+                 cooldowns: {ToolFailure: 30s, Timeout: 120s, ContextReset: 10s, ProcessCrash: 60s}}
+      }
+      """;
+
+  /** Numbers compare by value (the server writes 2.0 as 2). */
+  static final Comparator<JsonNode> BY_VALUE = (a, b) -> {
+    if (a.isNumber() && b.isNumber()) {
+      return Double.compare(a.asDouble(), b.asDouble());
+    }
+    return a.equals(b) ? 0 : 1;
+  };
+
+  @Test
+  void fullySpecifiedPolicyFromApiMdIsAcceptedAndKeptAsWritten() {
+    String name = uniqueName("full");
+    GenericKubernetesResource sent = parse(POLICY, name, FULL_POLICY_SPEC);
+    // api.md's example also shows a status; with the status subresource a create ignores it.
+    sent.setAdditionalProperty("status", Map.of("instances", 12, "totalRetryTime", "14s"));
+    client.genericKubernetesResources(KINDS.get(POLICY)).inNamespace(NAMESPACE).resource(sent).create();
+    JsonNode stored = get(POLICY, name);
+    JsonNode want = JSON.valueToTree(sent.getAdditionalProperties().get("spec"));
+    assertThat(stored.path("spec").equals(BY_VALUE, want))
+        .as("stored spec %s equals the spec written %s (nothing pruned or changed)", stored.path("spec"), want)
+        .isTrue();
+    assertThat(stored.has("status")).as("status is only written through the status subresource").isFalse();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Valid edge cases are accepted (the bounds are inclusive, every enum value works)
+
+  static Stream<Arguments> validSpecs() {
+    return Stream.of(
+        Arguments.of("maxRetries 0", POLICY, "{maxRetries: 0}"),
+        Arguments.of("maxRetries 1000", POLICY, "{maxRetries: 1000}"),
+        Arguments.of("multiplier 1.0", POLICY, "{backoff: {multiplier: 1.0}}"),
+        Arguments.of("multiplier 10", POLICY, "{backoff: {multiplier: 10}}"),
+        Arguments.of("jitter 0", POLICY, "{backoff: {jitter: 0}}"),
+        Arguments.of("jitter 1", POLICY, "{backoff: {jitter: 1}}"),
+        Arguments.of("failureThreshold 1", POLICY, "{circuitBreaker: {failureThreshold: 1, latch: true}}"),
+        Arguments.of("failureThreshold 100", POLICY, "{circuitBreaker: {failureThreshold: 100}}"),
+        Arguments.of("restartLimit.maxRestarts 1", POLICY, "{restartLimit: {maxRestarts: 1, window: 1s}}"),
+        Arguments.of("restartLimit.maxRestarts 1000", POLICY, "{restartLimit: {maxRestarts: 1000, window: 24h}}"),
+        Arguments.of("resume.maxAttempts 0", POLICY, "{resume: {maxAttempts: 0}}"),
+        Arguments.of("resume.maxAttempts 1000", POLICY, "{resume: {maxAttempts: 1000}}"),
+        Arguments.of("restartRequestExitCode 1", POLICY, "{restartRequestExitCode: 1}"),
+        Arguments.of("restartRequestExitCode 255", POLICY, "{restartRequestExitCode: 255}"),
+        Arguments.of("rule bounds", POLICY, "{failureRules: [{name: a, action: Retry, maxRetries: 0,"
+            + " match: {exitCodes: [0, 255]}}, {name: b, action: Ignore, maxRetries: 1000}, {name: c, action: Fail}]}"),
+        Arguments.of("every class", POLICY, "{failureRules: [{name: a, action: Retry,"
+            + " match: {classes: [ToolFailure, Timeout, ContextReset, ProcessCrash, Unknown]}}]}"),
+        Arguments.of("backoff None", POLICY, "{backoff: {type: None}}"),
+        Arguments.of("backoff Immediate", POLICY, "{backoff: {type: Immediate}}"),
+        Arguments.of("backoff Linear", POLICY, "{backoff: {type: Linear}}"),
+        Arguments.of("resume Off", POLICY, "{resume: {mode: \"Off\"}}"),
+        Arguments.of("resume Require", POLICY, "{resume: {mode: Require}}"),
+        Arguments.of("maxDelay == initialDelay", POLICY, "{backoff: {initialDelay: 30s, maxDelay: 30s}}"),
+        Arguments.of("maxDelay in other units", POLICY, "{backoff: {initialDelay: 500ms, maxDelay: 1h30m}}"),
+        Arguments.of("fractional and micro durations", POLICY,
+            "{resetAfter: 1.5h, heartbeat: {timeout: 250µs, startupGrace: 100ns}}"),
+        Arguments.of("instance with everything", INSTANCE, "{policyRef: {name: standard}, agentContainer: agent,"
+            + " task: TASK-31-1, suspend: true, heartbeat: {leaseName: coder}, " + MINIMAL_TEMPLATE + "}"));
+  }
+
+  @ParameterizedTest(name = "accepted: {0}")
+  @MethodSource("validSpecs")
+  void validSpecIsAccepted(String description, String kind, String spec) {
+    String name = uniqueName("ok");
+    try {
+      create(kind, name, spec);
+    } catch (KubernetesClientException e) {
+      fail("%s (%s spec %s) was refused: HTTP %d %s", description, kind, spec, e.getCode(), e.getMessage());
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Invalid specs are refused with HTTP 422 naming the field
+
+  static final String LOW = "greater than or equal to";
+  static final String HIGH = "less than or equal to";
+  static final String PATTERN = "should match";
+  static final String ENUM = "Unsupported value";
+  static final String REQUIRED = "Required value";
+  static final String POSITIVE = "must be greater than 0";
+
+  /** Where each duration field sits in a spec; %s is the value. */
+  static final Map<String, String> DURATIONS = new LinkedHashMap<>();
+
+  static {
+    DURATIONS.put("spec.backoff.initialDelay", "{backoff: {initialDelay: %s}}");
+    DURATIONS.put("spec.backoff.maxDelay", "{backoff: {maxDelay: %s}}");
+    DURATIONS.put("spec.resetAfter", "{resetAfter: %s}");
+    DURATIONS.put("spec.restartLimit.window", "{restartLimit: {maxRestarts: 3, window: %s}}");
+    DURATIONS.put("spec.circuitBreaker.window", "{circuitBreaker: {window: %s}}");
+    DURATIONS.put("spec.circuitBreaker.openDuration", "{circuitBreaker: {openDuration: %s}}");
+    DURATIONS.put("spec.failureRules[0].cooldown", "{failureRules: [{name: r, action: Retry, cooldown: %s}]}");
+    DURATIONS.put("spec.heartbeat.timeout", "{heartbeat: {timeout: %s}}");
+    DURATIONS.put("spec.heartbeat.startupGrace", "{heartbeat: {startupGrace: %s}}");
+    DURATIONS.put("spec.resume.cooldowns.ToolFailure", "{resume: {cooldowns: {ToolFailure: %s}}}");
+    DURATIONS.put("spec.resume.cooldowns.Timeout", "{resume: {cooldowns: {Timeout: %s}}}");
+    DURATIONS.put("spec.resume.cooldowns.ContextReset", "{resume: {cooldowns: {ContextReset: %s}}}");
+    DURATIONS.put("spec.resume.cooldowns.ProcessCrash", "{resume: {cooldowns: {ProcessCrash: %s}}}");
+  }
+
+  static Stream<Arguments> invalidSpecs() {
+    List<Arguments> cases = new ArrayList<>(List.of(
+        // ranges, both directions
+        Arguments.of("maxRetries -1", POLICY, "{maxRetries: -1}", "spec.maxRetries", LOW),
+        Arguments.of("maxRetries 1001", POLICY, "{maxRetries: 1001}", "spec.maxRetries", HIGH),
+        Arguments.of("multiplier 0.99", POLICY, "{backoff: {multiplier: 0.99}}", "spec.backoff.multiplier", LOW),
+        Arguments.of("multiplier 10.01", POLICY, "{backoff: {multiplier: 10.01}}", "spec.backoff.multiplier", HIGH),
+        Arguments.of("jitter -0.01", POLICY, "{backoff: {jitter: -0.01}}", "spec.backoff.jitter", LOW),
+        Arguments.of("jitter 1.01", POLICY, "{backoff: {jitter: 1.01}}", "spec.backoff.jitter", HIGH),
+        Arguments.of("failureThreshold 0", POLICY, "{circuitBreaker: {failureThreshold: 0}}",
+            "spec.circuitBreaker.failureThreshold", LOW),
+        Arguments.of("failureThreshold 101", POLICY, "{circuitBreaker: {failureThreshold: 101}}",
+            "spec.circuitBreaker.failureThreshold", HIGH),
+        Arguments.of("restartLimit.maxRestarts 0", POLICY, "{restartLimit: {maxRestarts: 0, window: 1h}}",
+            "spec.restartLimit.maxRestarts", LOW),
+        Arguments.of("restartLimit.maxRestarts 1001", POLICY, "{restartLimit: {maxRestarts: 1001, window: 1h}}",
+            "spec.restartLimit.maxRestarts", HIGH),
+        Arguments.of("restartRequestExitCode 0", POLICY, "{restartRequestExitCode: 0}",
+            "spec.restartRequestExitCode", LOW),
+        Arguments.of("restartRequestExitCode 256", POLICY, "{restartRequestExitCode: 256}",
+            "spec.restartRequestExitCode", HIGH),
+        Arguments.of("resume.maxAttempts -1", POLICY, "{resume: {maxAttempts: -1}}", "spec.resume.maxAttempts", LOW),
+        Arguments.of("resume.maxAttempts 1001", POLICY, "{resume: {maxAttempts: 1001}}",
+            "spec.resume.maxAttempts", HIGH),
+        Arguments.of("rule maxRetries -1", POLICY, "{failureRules: [{name: r, action: Retry, maxRetries: -1}]}",
+            "spec.failureRules[0].maxRetries", LOW),
+        Arguments.of("rule maxRetries 1001", POLICY, "{failureRules: [{name: r, action: Retry, maxRetries: 1001}]}",
+            "spec.failureRules[0].maxRetries", HIGH),
+        Arguments.of("exit code -1", POLICY, "{failureRules: [{name: r, action: Retry, match: {exitCodes: [-1]}}]}",
+            "spec.failureRules[0].match.exitCodes[0]", LOW),
+        Arguments.of("exit code 256", POLICY, "{failureRules: [{name: r, action: Retry, match: {exitCodes: [1, 256]}}]}",
+            "spec.failureRules[0].match.exitCodes[1]", HIGH),
+        // enums
+        Arguments.of("backoff.type Fibonacci", POLICY, "{backoff: {type: Fibonacci}}", "spec.backoff.type", ENUM),
+        Arguments.of("backoff.type lower case", POLICY, "{backoff: {type: exponential}}", "spec.backoff.type", ENUM),
+        Arguments.of("resume.mode Always", POLICY, "{resume: {mode: Always}}", "spec.resume.mode", ENUM),
+        Arguments.of("rule action Restart", POLICY, "{failureRules: [{name: r, action: Restart}]}",
+            "spec.failureRules[0].action", ENUM),
+        Arguments.of("match class Network", POLICY,
+            "{failureRules: [{name: r, action: Retry, match: {classes: [Timeout, Network]}}]}",
+            "spec.failureRules[0].match.classes[1]", ENUM),
+        // CEL rules
+        Arguments.of("maxDelay < initialDelay", POLICY, "{backoff: {initialDelay: 10s, maxDelay: 5s}}",
+            "spec.backoff.maxDelay", "maxDelay must be >="),
+        Arguments.of("initialDelay above the default maxDelay", POLICY, "{backoff: {initialDelay: 5m}}",
+            "spec.backoff.maxDelay", "maxDelay must be >="),
+        Arguments.of("duplicate rule names", POLICY,
+            "{failureRules: [{name: same, action: Retry}, {name: other, action: Fail}, {name: same, action: Ignore}]}",
+            "spec.failureRules", "must be unique"),
+        Arguments.of("restartLimit.window 0s", POLICY, "{restartLimit: {maxRestarts: 3, window: 0s}}",
+            "spec.restartLimit.window", POSITIVE),
+        Arguments.of("circuitBreaker.window 0s", POLICY, "{circuitBreaker: {window: 0s}}",
+            "spec.circuitBreaker.window", POSITIVE),
+        Arguments.of("circuitBreaker.openDuration 0m", POLICY, "{circuitBreaker: {openDuration: 0m}}",
+            "spec.circuitBreaker.openDuration", POSITIVE),
+        Arguments.of("heartbeat.timeout 0ms", POLICY, "{heartbeat: {timeout: 0ms}}", "spec.heartbeat.timeout", POSITIVE),
+        Arguments.of("resetAfter 0s", POLICY, "{resetAfter: 0s}", "spec.resetAfter", POSITIVE),
+        // required fields
+        Arguments.of("rule without name", POLICY, "{failureRules: [{action: Retry}]}",
+            "spec.failureRules[0].name", REQUIRED),
+        Arguments.of("rule without action", POLICY, "{failureRules: [{name: r}]}",
+            "spec.failureRules[0].action", REQUIRED),
+        Arguments.of("restartLimit without maxRestarts", POLICY, "{restartLimit: {window: 1h}}",
+            "spec.restartLimit.maxRestarts", REQUIRED),
+        Arguments.of("restartLimit without window", POLICY, "{restartLimit: {maxRestarts: 3}}",
+            "spec.restartLimit.window", REQUIRED),
+        Arguments.of("instance without template", INSTANCE, "{policyRef: {name: standard}}", "spec.template", REQUIRED),
+        Arguments.of("policyRef without name", INSTANCE, "{policyRef: {}, " + MINIMAL_TEMPLATE + "}",
+            "spec.policyRef.name", REQUIRED),
+        // wrong types
+        Arguments.of("suspend \"x\"", INSTANCE, "{suspend: \"x\", " + MINIMAL_TEMPLATE + "}", "spec.suspend",
+            "must be of type boolean"),
+        Arguments.of("maxRetries \"three\"", POLICY, "{maxRetries: three}", "spec.maxRetries", "must be of type integer"),
+        Arguments.of("latch \"maybe\"", POLICY, "{circuitBreaker: {latch: maybe}}", "spec.circuitBreaker.latch",
+            "must be of type boolean"),
+        Arguments.of("backoff a string", POLICY, "{backoff: fast}", "spec.backoff", "must be of type object"),
+        // other instance fields
+        Arguments.of("leaseName not a DNS name", INSTANCE, "{heartbeat: {leaseName: Not_A_Name}, " + MINIMAL_TEMPLATE
+            + "}", "spec.heartbeat.leaseName", PATTERN)));
+    for (var field : DURATIONS.entrySet()) {
+      for (String bad : List.of("5x", "ten seconds", "-1s")) {
+        cases.add(Arguments.of(field.getKey() + " \"" + bad + "\"", POLICY,
+            String.format(field.getValue(), "\"" + bad + "\""), field.getKey(), PATTERN));
+      }
+    }
+    return cases.stream();
+  }
+
+  @ParameterizedTest(name = "refused: {0}")
+  @MethodSource("invalidSpecs")
+  void invalidSpecIsRefusedNamingTheField(String description, String kind, String spec, String field, String why) {
+    String name = uniqueName("bad");
+    assertThatThrownBy(() -> create(kind, name, spec))
+        .as("%s: %s with spec %s must be refused", description, kind, spec)
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).as("HTTP status for %s: %s", description, e.getMessage()).isEqualTo(422);
+          assertThat(e.getMessage()).as("the message names the field").contains(field).contains(why);
+          List<String> causes = e.getStatus() == null || e.getStatus().getDetails() == null
+              ? List.of()
+              : e.getStatus().getDetails().getCauses().stream().map(StatusCause::getField).collect(Collectors.toList());
+          assertThat(causes).as("the status causes name the field").contains(field);
+        });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Printer columns, as kubectl gets them (server-side Table)
+
+  @Test
+  void policyTable() throws Exception {
+    String name = uniqueName("table");
+    create(POLICY, name, "{restartLimit: {maxRestarts: 10, window: 1h}}");
+    GenericKubernetesResource current =
+        client.genericKubernetesResources(KINDS.get(POLICY)).inNamespace(NAMESPACE).withName(name).get();
+    current.setAdditionalProperty("status", Map.of("observedGeneration", 1, "instances", 0,
+        "conditions", List.of(Map.of("type", "Accepted", "status", "True", "reason", "Valid", "message", "",
+            "lastTransitionTime", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()))));
+    client.genericKubernetesResources(KINDS.get(POLICY)).inNamespace(NAMESPACE).resource(current).updateStatus();
+
+    JsonNode table = table("agentrestartpolicies");
+    assertThat(columnNames(table)).containsExactly(
+        "NAME", "TYPE", "MAX-RETRIES", "INITIAL", "MAX-DELAY", "THRESHOLD", "ACCEPTED", "AGE");
+    Map<String, JsonNode> row = row(table, name);
+    SoftAssertions soft = new SoftAssertions();
+    soft.assertThat(row.get("TYPE").asText()).as("TYPE").isEqualTo("Exponential");
+    soft.assertThat(row.get("MAX-RETRIES").asInt(-1)).as("MAX-RETRIES").isEqualTo(3);
+    soft.assertThat(row.get("INITIAL").asText()).as("INITIAL").isEqualTo("2s");
+    soft.assertThat(row.get("MAX-DELAY").asText()).as("MAX-DELAY").isEqualTo("120s");
+    soft.assertThat(row.get("THRESHOLD").asInt(-1)).as("THRESHOLD").isEqualTo(5);
+    soft.assertThat(row.get("ACCEPTED").asText()).as("ACCEPTED").isEqualTo("True");
+    soft.assertThat(row.get("AGE").asText()).as("AGE").isNotBlank().doesNotContain("<");
+    soft.assertAll();
+  }
+
+  @Test
+  void instanceTable() throws Exception {
+    String name = uniqueName("table");
+    create(INSTANCE, name, "{" + MINIMAL_TEMPLATE + "}");
+    Instant next = Instant.now().plus(Duration.ofMinutes(5)).truncatedTo(ChronoUnit.SECONDS);
+    GenericKubernetesResource current =
+        client.genericKubernetesResources(KINDS.get(INSTANCE)).inNamespace(NAMESPACE).withName(name).get();
+    ObjectNode status = JSON.createObjectNode();
+    status.put("phase", "Backoff").put("run", 4).put("restarts", 3).put("attempt", 2)
+        .put("nextRestartAt", next.toString());
+    status.putObject("circuitBreaker").put("state", "Closed").put("failureCount", 2);
+    status.putObject("heartbeat").put("verdict", "Healthy");
+    current.setAdditionalProperty("status", JSON.convertValue(status, Map.class));
+    client.genericKubernetesResources(KINDS.get(INSTANCE)).inNamespace(NAMESPACE).resource(current).updateStatus();
+
+    JsonNode table = table("agentinstances");
+    assertThat(columnNames(table)).containsExactly(
+        "NAME", "PHASE", "RESTARTS", "ATTEMPT", "CIRCUIT", "HEARTBEAT", "NEXT-RESTART", "AGE");
+    Map<String, JsonNode> row = row(table, name);
+    SoftAssertions soft = new SoftAssertions();
+    soft.assertThat(row.get("PHASE").asText()).as("PHASE").isEqualTo("Backoff");
+    soft.assertThat(row.get("RESTARTS").asInt(-1)).as("RESTARTS").isEqualTo(3);
+    soft.assertThat(row.get("ATTEMPT").asInt(-1)).as("ATTEMPT").isEqualTo(2);
+    soft.assertThat(row.get("CIRCUIT").asText()).as("CIRCUIT").isEqualTo("Closed");
+    soft.assertThat(row.get("HEARTBEAT").asText()).as("HEARTBEAT").isEqualTo("Healthy");
+    // A Backoff instance's next restart is in the future; the column must show it, not "<invalid>"
+    // (what a "date" column shows for a future timestamp).
+    soft.assertThat(row.get("NEXT-RESTART").asText())
+        .as("NEXT-RESTART for nextRestartAt=%s (5 minutes from now): a printer column of type \"date\" shows the"
+            + " time since a timestamp, \"<invalid>\" for a future one; the column needs another type (string)", next)
+        .isNotBlank().doesNotContain("<invalid>").doesNotContain("<unknown>");
+    soft.assertThat(row.get("AGE").asText()).as("AGE").isNotBlank().doesNotContain("<");
+    soft.assertAll();
+  }
+}
