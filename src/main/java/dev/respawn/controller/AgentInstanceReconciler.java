@@ -100,7 +100,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Lease lease = leases.get(new ResourceID(leaseName, ns)).orElse(null);
     RunObservation seen = RunObservation.of(instance, state, owned,
         name -> context.getClient().pods().inNamespace(ns).withName(name).get(), lease, renewals, now);
+    long started = System.nanoTime();
     Decision decision = evaluator.decide(policy, state, seen.observation, now, random(instance, state));
+    sink.decisionTook(Duration.ofNanos(System.nanoTime() - started));
     PodActions actions = new PodActions(context.getClient(), pods, instance, leaseName);
     if (lease == null) {
       actions.ensureLease();

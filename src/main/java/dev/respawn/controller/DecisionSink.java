@@ -15,6 +15,9 @@ public interface DecisionSink {
   /** A policy was found invalid (or tier-restricted); default: nothing. */
   default void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, String reason, String message) {}
 
+  /** How long one decision of the core took; default: nothing. */
+  default void decisionTook(java.time.Duration duration) {}
+
   /** A sink that reports nothing (tests of the reconciler alone). */
   DecisionSink NONE = new DecisionSink() {
     @Override

@@ -88,7 +88,8 @@ final class PodActions {
           PodFactory.owner(instance))).create();
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
-        throw e;
+        // the agent may still run without its Lease; the next reconcile tries again
+        LOG.warn("Could not create the heartbeat Lease {}/{}: {}", namespace(), leaseName, e.getMessage());
       }
     }
   }

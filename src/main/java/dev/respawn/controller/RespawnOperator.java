@@ -2,6 +2,9 @@ package dev.respawn.controller;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.RuntimeInfo;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import java.util.Optional;
 
@@ -21,9 +24,18 @@ public final class RespawnOperator implements AutoCloseable {
    */
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
       Optional<String> leaderNamespace) {
+    this(client, settings, sink, leaderNamespace, Optional.empty());
+  }
+
+  /**
+   * @param registry where JOSDK's reconcile metrics go (without per-resource meters, which leak)
+   */
+  public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
+      Optional<String> leaderNamespace, Optional<MeterRegistry> registry) {
     this.operator = new Operator(o -> {
       o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
           .withStopOnInformerErrorDuringStartup(false);
+      registry.ifPresent(r -> o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(r)));
       leaderNamespace.ifPresent(ns -> o.withLeaderElectionConfiguration(
           new LeaderElectionConfiguration(LEADER_LEASE, ns)));
     });
@@ -52,6 +64,12 @@ public final class RespawnOperator implements AutoCloseable {
 
   public Operator josdk() {
     return operator;
+  }
+
+  /** Started, and every informer healthy (the /readyz answer). */
+  public boolean isReady() {
+    RuntimeInfo info = new RuntimeInfo(operator);
+    return info.isStarted() && info.allEventSourcesAreHealthy();
   }
 
   @Override

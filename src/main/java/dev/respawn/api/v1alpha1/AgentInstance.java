@@ -36,8 +36,4 @@ public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstan
   /** Pod label carrying the run number. */
   public static final String RUN_LABEL = "respawn.dev/run";
 
-  @Override
-  protected AgentInstanceStatus initStatus() {
-    return new AgentInstanceStatus();
-  }
 }

@@ -3,7 +3,6 @@ package dev.respawn.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import java.util.ArrayList;
 import java.util.List;
 
 /** Everything that must survive an operator restart lives here (api.md §2). */
@@ -44,11 +43,11 @@ public class AgentInstanceStatus {
       + "StallTimeout, OperatorShutdown or UnrecoverableError.")
   public TerminalReason terminalReason;
   @JsonPropertyDescription("Restart times inside restartLimit.window (at most maxRestarts).")
-  public List<String> recentRestarts = new ArrayList<>();
+  public List<String> recentRestarts;
   @JsonPropertyDescription("The last 10 finished runs.")
-  public List<RunRecord> history = new ArrayList<>();
+  public List<RunRecord> history;
   @JsonPropertyDescription("Request ids of respawn.dev/restart and respawn.dev/resume already acted on.")
   public HandledRequests handledRequests;
   @JsonPropertyDescription("Ready (liveness gate), Recovering (failure sequence open), Escalated (operator action needed).")
-  public List<StatusCondition> conditions = new ArrayList<>();
+  public List<StatusCondition> conditions;
 }

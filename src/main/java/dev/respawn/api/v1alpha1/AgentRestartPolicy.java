@@ -34,8 +34,4 @@ public class AgentRestartPolicy extends CustomResource<AgentRestartPolicySpec, A
   public static final String GROUP = "respawn.dev";
   public static final String VERSION = "v1alpha1";
 
-  @Override
-  protected AgentRestartPolicyStatus initStatus() {
-    return new AgentRestartPolicyStatus();
-  }
 }

@@ -3,7 +3,6 @@ package dev.respawn.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import java.util.ArrayList;
 import java.util.List;
 
 @JsonClassDescription("Whether the policy is accepted, and how many instances use it.")
@@ -14,7 +13,7 @@ public class AgentRestartPolicyStatus {
 
   @JsonPropertyDescription("Accepted: True (reason Valid) or False (reason InvalidSpec or TierRestricted, "
       + "the message names the field and the rule).")
-  public List<StatusCondition> conditions = new ArrayList<>();
+  public List<StatusCondition> conditions;
 
   @JsonPropertyDescription("Number of AgentInstances that reference this policy.")
   public Integer instances;

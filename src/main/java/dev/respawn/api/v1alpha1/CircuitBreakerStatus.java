@@ -2,7 +2,6 @@ package dev.respawn.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import java.util.ArrayList;
 import java.util.List;
 
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -22,5 +21,5 @@ public class CircuitBreakerStatus {
   @JsonPropertyDescription("When the last failure was recorded.")
   public String lastFailureAt;
   @JsonPropertyDescription("Times of the failures still inside the window (at most failureThreshold).")
-  public List<String> failureTimes = new ArrayList<>();
+  public List<String> failureTimes;
 }

@@ -1,0 +1,84 @@
+package dev.respawn.cli;
+
+import dev.respawn.controller.OperatorSettings;
+import dev.respawn.controller.RespawnOperator;
+import dev.respawn.observability.KubeEventRecorder;
+import dev.respawn.observability.HealthEndpoint;
+import dev.respawn.observability.ReportingSink;
+import dev.respawn.observability.RestartMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import dev.respawn.policy.Tier;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.InstantSource;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Runs the operator against the cluster of the standard kubeconfig or the in-cluster service account. */
+@Command(name = "operator", mixinStandardHelpOptions = true,
+    description = "Run the Respawn operator (the default command).")
+public final class OperatorCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(OperatorCommand.class);
+
+  @Option(names = "--namespaces", split = ",", description = "Namespaces to watch (default: all).")
+  List<String> namespaces = List.of();
+
+  @Option(names = "--default-policy", description = "Policy for instances without spec.policyRef: NAME (in the "
+      + "instance's namespace) or NAMESPACE/NAME. Default: the built-in defaults of the API.")
+  String defaultPolicy;
+
+  @Option(names = "--tier", defaultValue = "Enterprise",
+      description = "License tier: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  Tier tier;
+
+  @Option(names = "--leader-election", description = "Run leader-elected (only the leader acts).")
+  boolean leaderElection;
+
+  @Option(names = "--leader-election-namespace", description = "Namespace of the leader-election Lease "
+      + "(default: $POD_NAMESPACE, else the kubeconfig's namespace).")
+  String leaderNamespace;
+
+  @Option(names = "--metrics-port", defaultValue = "8080",
+      description = "Port of /metrics, /healthz and /readyz; -1 turns the endpoint off (default: ${DEFAULT-VALUE}).")
+  int metricsPort;
+
+  @Override
+  public Integer call() throws Exception {
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    OperatorSettings settings = new OperatorSettings(new LinkedHashSet<>(namespaces),
+        Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System.nanoTime());
+    Optional<String> leaseNamespace = leaderElection ? Optional.of(leaderNamespace != null ? leaderNamespace
+        : Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse(client.getNamespace() == null ? "default"
+            : client.getNamespace())) : Optional.empty();
+    KubeEventRecorder events = new KubeEventRecorder(client, KubeEventRecorder.reportingInstanceFromEnvironment(),
+        settings.clock());
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    RespawnOperator operator = new RespawnOperator(client, settings,
+        new ReportingSink(events, new RestartMetrics(registry)), leaseNamespace, Optional.of(registry));
+    HealthEndpoint endpoint = metricsPort < 0 ? null : new HealthEndpoint(metricsPort, registry, operator::isReady);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      LOG.info("Stopping the operator");
+      operator.close();
+      if (endpoint != null) {
+        endpoint.close();
+      }
+      client.close();
+      stopped.countDown();
+    }, "respawn-shutdown"));
+    LOG.info("Starting Respawn: namespaces={}, tier={}, default policy={}, leader election={}",
+        namespaces.isEmpty() ? "all" : namespaces, tier, defaultPolicy == null ? "built-in" : defaultPolicy,
+        leaseNamespace.map(ns -> "on (" + ns + ")").orElse("off"));
+    operator.start();
+    stopped.await();
+    return 0;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.respawn.observability;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.respawn.policy.Decision.AuditRecord;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The audit trail of api.md §8: one JSON line per decision, at INFO, on the logger
+ * {@value #LOGGER_NAME} (logback.xml prints it as the raw line in text mode, as the message in JSON
+ * mode). Keys, in this order: event, namespace, instance, run, interruption_class, eligible,
+ * reason_code, cooldown_seconds_remaining, attempt, max_attempts, at (RFC 3339, UTC), actor; a missing
+ * value is written as null.
+ */
+public final class AuditLog {
+  public static final String LOGGER_NAME = "respawn.audit";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Logger LOG = LoggerFactory.getLogger(AuditLog.class);
+
+  private final Logger audit;
+
+  public AuditLog() {
+    this(LoggerFactory.getLogger(LOGGER_NAME));
+  }
+
+  AuditLog(Logger audit) {
+    this.audit = Objects.requireNonNull(audit);
+  }
+
+  /** Writes the record's line. Never throws. */
+  public void write(AuditRecord record) {
+    if (!audit.isInfoEnabled()) {
+      return;
+    }
+    try {
+      audit.info(line(record));
+    } catch (JsonProcessingException | RuntimeException e) {
+      LOG.error("Could not write the audit line of {}", record, e);
+    }
+  }
+
+  /** The JSON line of a record. */
+  public static String line(AuditRecord r) throws JsonProcessingException {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("event", r.event());
+    node.put("namespace", r.namespace());
+    node.put("instance", r.instance());
+    node.put("run", r.run());
+    node.put("interruption_class", r.interruptionClass() == null ? null : r.interruptionClass().name());
+    node.put("eligible", r.eligible());
+    node.put("reason_code", r.reasonCode());
+    node.put("cooldown_seconds_remaining", r.cooldownSecondsRemaining());
+    node.put("attempt", r.attempt());
+    node.put("max_attempts", r.maxAttempts());
+    node.put("at", rfc3339(r.at()));
+    node.put("actor", r.actor());
+    return JSON.writeValueAsString(node);
+  }
+
+  private static String rfc3339(Instant at) {
+    return at == null ? null : DateTimeFormatter.ISO_INSTANT.format(at);
+  }
+}

@@ -1,0 +1,260 @@
+package dev.respawn.observability;
+
+import dev.respawn.policy.Bounds;
+import dev.respawn.policy.Decision.Notice;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kubernetes Events about AgentInstances (api.md §8): events.k8s.io/v1, regarding the instance,
+ * related to its pod, reported by {@value #REPORTING_CONTROLLER}.
+ *
+ * <p>A crash loop cannot flood the API server: the same (object uid, reason, type, message) seen again
+ * within the dedup window bumps the existing Event's {@code series} (count, lastObservedTime) instead
+ * of creating one, at most one such PATCH per Event per {@code seriesUpdateInterval} (repeats in between
+ * are counted and carried by the next write, or by {@link #flush()}); new Events are rate-limited per
+ * object and the excess is dropped and counted ({@link #dropped()}). The dedup cache is an LRU.
+ *
+ * <p>Never throws: a failed write is logged and counted ({@link #failures()}). Writes are synchronous,
+ * on the caller's thread. Thread-safe.
+ */
+public final class KubeEventRecorder {
+  public static final String REPORTING_CONTROLLER = "respawn.dev/operator";
+  /** Kubernetes refuses an Event note longer than 1 KiB. */
+  public static final int NOTE_BYTES = 1024;
+  static final int NAME_BYTES = 253;
+  private static final Logger LOG = LoggerFactory.getLogger(KubeEventRecorder.class);
+
+  /**
+   * @param dedupWindow a repeat later than this after the last one starts a new Event
+   * @param cacheSize how many distinct Events (and objects, for the rate limit) are remembered
+   * @param newEventsPerObjectPerMinute new Events per regarding object per minute; more are dropped
+   * @param seriesUpdateInterval the least time between two series PATCHes of one Event (zero: every repeat)
+   */
+  public record Settings(Duration dedupWindow, int cacheSize, int newEventsPerObjectPerMinute,
+      Duration seriesUpdateInterval) {
+    public Settings {
+      if (dedupWindow.isNegative() || seriesUpdateInterval.isNegative() || cacheSize < 1
+          || newEventsPerObjectPerMinute < 1) {
+        throw new IllegalArgumentException("invalid event recorder settings");
+      }
+    }
+
+    public static Settings defaults() {
+      return new Settings(Duration.ofMinutes(10), 4096, 10, Duration.ofSeconds(5));
+    }
+  }
+
+  /** What became of one recorded Event. */
+  public enum Outcome {
+    /** A new Event was written. */
+    CREATED,
+    /** A repeat: the existing Event's series was updated. */
+    SERIES_UPDATED,
+    /** A repeat: counted; the series update waits for the next write (seriesUpdateInterval) or flush(). */
+    COALESCED,
+    /** Rate-limited: not written. */
+    DROPPED,
+    /** The API server refused or could not be reached; logged. */
+    FAILED
+  }
+
+  private final EventWriter writer;
+  private final InstantSource clock;
+  private final Settings settings;
+  private final EventSeriesCache cache;
+  private final AtomicLong sequence = new AtomicLong();
+  private final AtomicLong dropped = new AtomicLong();
+  private final AtomicLong coalesced = new AtomicLong();
+  private final AtomicLong failures = new AtomicLong();
+
+  public KubeEventRecorder(KubernetesClient client, String reportingInstance, InstantSource clock) {
+    this(client, reportingInstance, clock, Settings.defaults());
+  }
+
+  public KubeEventRecorder(KubernetesClient client, String reportingInstance, InstantSource clock,
+      Settings settings) {
+    this.writer = new EventWriter(client, REPORTING_CONTROLLER,
+        Bounds.truncateUtf8(Objects.requireNonNull(reportingInstance), 128));
+    this.clock = Objects.requireNonNull(clock);
+    this.settings = Objects.requireNonNull(settings);
+    this.cache = new EventSeriesCache(settings.cacheSize(), settings.newEventsPerObjectPerMinute());
+  }
+
+  /** The operator's pod name (env POD_NAME, else HOSTNAME), for reportingInstance. */
+  public static String reportingInstanceFromEnvironment() {
+    Map<String, String> env = System.getenv();
+    for (String key : new String[] {"POD_NAME", "HOSTNAME"}) {
+      String value = env.get(key);
+      if (value != null && !value.isBlank()) {
+        return value;
+      }
+    }
+    return "respawn-operator";
+  }
+
+  /** Records a decision's notice about {@code regarding}; {@code related} (the pod) may be null. */
+  public Outcome record(HasMetadata regarding, HasMetadata related, Notice notice) {
+    return record(regarding, related, notice.type(), notice.reason(), actionFor(notice.reason()), notice.message());
+  }
+
+  /** Records an Event; type Normal or Warning, reason of api.md §8, action a short verb. Never throws. */
+  public Outcome record(HasMetadata regarding, HasMetadata related, String type, String reason, String action,
+      String message) {
+    try {
+      return recordOrThrow(regarding, related, type, reason, action, message);
+    } catch (RuntimeException e) {
+      failures.incrementAndGet();
+      LOG.warn("Could not write Event {} about {}/{}: {}", reason, namespaceOf(regarding), nameOf(regarding),
+          describe(e));
+      return Outcome.FAILED;
+    }
+  }
+
+  private Outcome recordOrThrow(HasMetadata regarding, HasMetadata related, String type, String reason,
+      String action, String message) {
+    Instant now = clock.instant();
+    String note = Bounds.truncateUtf8(message == null ? "" : message, NOTE_BYTES);
+    ObjectReference regardingRef = reference(regarding);
+    String objectKey = regardingRef.getUid() != null ? regardingRef.getUid()
+        : regardingRef.getNamespace() + "/" + regardingRef.getName();
+    EventSeriesCache.Key key = new EventSeriesCache.Key(objectKey, reason, type, note);
+
+    EventSeriesCache.Step step = cache.next(key, regardingRef.getNamespace(), now, settings.dedupWindow(),
+        settings.seriesUpdateInterval(), () -> eventName(regardingRef.getName(), now));
+    switch (step.kind()) {
+      case DROP -> {
+        dropped.incrementAndGet();
+        return Outcome.DROPPED;
+      }
+      case COALESCE -> {
+        coalesced.incrementAndGet();
+        return Outcome.COALESCED;
+      }
+      case UPDATE -> {
+        try {
+          writer.updateSeries(step.entry().namespace(), step.entry().name(), step.entry().coreV1(), step.count(),
+              now);
+          return Outcome.SERIES_UPDATED;
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 404) {
+            cache.updateFailed(step);
+            throw e;
+          }
+          cache.forget(key, step.entry()); // the Event expired on the server: start a new one
+          return recordOrThrow(regarding, related, type, reason, action, message);
+        } catch (RuntimeException e) {
+          cache.updateFailed(step);
+          throw e;
+        }
+      }
+      default -> {
+        EventSeriesCache.Entry entry = step.entry();
+        try {
+          boolean core = writer.create(new EventWriter.Draft(regardingRef.getNamespace(), entry.name(), regardingRef,
+              related == null ? null : reference(related), type, reason, action, note, now));
+          cache.created(key, entry, core);
+          return Outcome.CREATED;
+        } catch (RuntimeException e) {
+          cache.forget(key, entry);
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Writes the counts of repeats still waiting for their series update. Never throws. */
+  public int flush() {
+    int written = 0;
+    for (EventSeriesCache.Pending p : cache.pending()) {
+      try {
+        writer.updateSeries(p.entry().namespace(), p.entry().name(), p.entry().coreV1(), p.count(), p.lastObserved());
+        cache.flushed(p);
+        written++;
+      } catch (RuntimeException e) {
+        failures.incrementAndGet();
+        LOG.warn("Could not update Event {}/{}: {}", p.entry().namespace(), p.entry().name(), describe(e));
+      }
+    }
+    return written;
+  }
+
+  /** New Events not written because of the per-object rate limit. */
+  public long dropped() {
+    return dropped.get();
+  }
+
+  /** Repeats whose series update was deferred. */
+  public long coalesced() {
+    return coalesced.get();
+  }
+
+  /** Writes the API server refused or that failed. */
+  public long failures() {
+    return failures.get();
+  }
+
+  /** True once the cluster turned out not to serve events.k8s.io/v1. */
+  public boolean usesCoreV1Events() {
+    return writer.usesCoreV1();
+  }
+
+  /** The short verb of an Event reason (api.md §8). */
+  static String actionFor(String reason) {
+    return switch (reason) {
+      case "RestartScheduled" -> "ScheduleRestart";
+      case "RestartStarted", "RestartRequested" -> "Restart";
+      case "RestartSucceeded" -> "Recover";
+      case "RestartFailed" -> "ObserveFailure";
+      case "RestartExhausted", "Escalated" -> "Escalate";
+      case "CircuitBreakerStateChanged" -> "UpdateCircuitBreaker";
+      case "ResumeDecision" -> "DecideResume";
+      case "HeartbeatStale" -> "CheckHeartbeat";
+      case "PolicyInvalid" -> "ValidatePolicy";
+      default -> "Reconcile";
+    };
+  }
+
+  /** {@code <regarding name>.<hex>}: the time in nanoseconds, made unique within this recorder. */
+  private String eventName(String regardingName, Instant now) {
+    long nanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    long unique = sequence.updateAndGet(last -> Math.max(last + 1, nanos));
+    String suffix = "." + Long.toHexString(unique);
+    return Bounds.truncateUtf8(regardingName, NAME_BYTES - suffix.length()).replaceAll("[.-]+$", "") + suffix;
+  }
+
+  static ObjectReference reference(HasMetadata object) {
+    return new ObjectReferenceBuilder().withApiVersion(object.getApiVersion()).withKind(object.getKind())
+        .withNamespace(object.getMetadata().getNamespace()).withName(object.getMetadata().getName())
+        .withUid(object.getMetadata().getUid()).build();
+  }
+
+  /** The exception's message and its causes' (fabric8 often says only "An error has occurred."). */
+  static String describe(Throwable e) {
+    StringBuilder text = new StringBuilder(String.valueOf(e.getMessage()));
+    Throwable cause = e.getCause();
+    for (int depth = 0; cause != null && depth < 5; depth++, cause = cause.getCause()) {
+      text.append(depth == 0 ? " (caused by " : "; ").append(cause);
+    }
+    return e.getCause() == null ? text.toString() : text.append(')').toString();
+  }
+
+  private static String namespaceOf(HasMetadata o) {
+    return o == null || o.getMetadata() == null ? null : o.getMetadata().getNamespace();
+  }
+
+  private static String nameOf(HasMetadata o) {
+    return o == null || o.getMetadata() == null ? null : o.getMetadata().getName();
+  }
+}

@@ -1,0 +1,52 @@
+package dev.respawn.observability;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.controller.DecisionSink;
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.Decision.Notice;
+import io.fabric8.kubernetes.api.model.Pod;
+
+/** Reports decisions as Kubernetes Events, [RST] log lines and JSON audit lines. */
+public final class ReportingSink implements DecisionSink {
+  private final KubeEventRecorder events;
+  private final DecisionLog log = new DecisionLog();
+  private final AuditLog audit = new AuditLog();
+  private final RestartMetrics metrics;
+
+  public ReportingSink(KubeEventRecorder events, RestartMetrics metrics) {
+    this.events = events;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void decisionTook(java.time.Duration duration) {
+    metrics.decisionTook(duration);
+  }
+
+  @Override
+  public void decided(AgentInstance instance, Decision decision, Pod pod) {
+    String ns = instance.getMetadata().getNamespace();
+    String name = instance.getMetadata().getName();
+    for (Notice n : decision.notices()) {
+      log.notice(ns, name, n);
+      events.record(instance, pod, n);
+    }
+    decision.audit().ifPresent(audit::write);
+    metrics.record(instance, decision);
+  }
+
+  @Override
+  public void policyRefused(AgentInstance instance, String reason, String message) {
+    Notice n = Notice.warning("PolicyInvalid", reason + ": " + message);
+    log.notice(instance.getMetadata().getNamespace(), instance.getMetadata().getName(), n);
+    events.record(instance, null, n);
+  }
+
+  @Override
+  public void policyRejected(AgentRestartPolicy policy, String reason, String message) {
+    Notice n = Notice.warning("PolicyInvalid", reason + ": " + message);
+    log.notice(policy.getMetadata().getNamespace(), policy.getMetadata().getName(), n);
+    events.record(policy, null, n);
+  }
+}

@@ -1,0 +1,117 @@
+package dev.respawn.observability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.respawn.policy.Decision.Notice;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class DecisionLogTest {
+  LogCapture capture;
+
+  @BeforeEach
+  void capture() {
+    capture = new LogCapture(DecisionLog.LOGGER_NAME, Level.DEBUG);
+  }
+
+  @AfterEach
+  void release() {
+    capture.close();
+  }
+
+  ILoggingEvent onlyEvent() {
+    assertThat(capture.events()).hasSize(1);
+    return capture.events().get(0);
+  }
+
+  static Map<String, Object> keyValues(ILoggingEvent e) {
+    return e.getKeyValuePairs().stream().collect(Collectors.toMap(kv -> kv.key, kv -> kv.value));
+  }
+
+  @ParameterizedTest(name = "{0} {1} -> {2}")
+  @CsvSource({
+      "Normal, RestartScheduled, INFO",
+      "Normal, RestartStarted, INFO",
+      "Normal, RestartSucceeded, INFO",
+      "Warning, RestartFailed, WARN",
+      "Normal, RestartFailed, WARN",
+      "Warning, CircuitBreakerStateChanged, WARN",
+      "Normal, CircuitBreakerStateChanged, INFO",
+      "Warning, RestartExhausted, ERROR",
+      "Normal, RestartExhausted, ERROR",
+      "Warning, Escalated, WARN",
+      "Warning, HeartbeatStale, WARN",
+      "Normal, ResumeDecision, INFO",
+      "Normal, RestartRequested, INFO",
+      "Warning, RestartRequested, WARN",
+      "Warning, PolicyInvalid, WARN"
+  })
+  void logsANoticeAtTheLevelOfItsReason(String type, String reason, String level) {
+    new DecisionLog().notice("agents", "coder", new Notice(type, reason, "something happened"));
+
+    assertThat(onlyEvent().getLevel()).isEqualTo(Level.toLevel(level));
+  }
+
+  @Test
+  void logsSeedTemplateMessagesAsGiven() {
+    String message = "[RST] Restart scheduled for coder at 2026-11-21T10:35:04Z (attempt 2)";
+
+    new DecisionLog().notice("agents", "coder", Notice.normal("RestartScheduled", message));
+
+    ILoggingEvent e = onlyEvent();
+    assertThat(e.getFormattedMessage()).isEqualTo(message);
+    assertThat(e.getLoggerName()).isEqualTo("respawn.decision");
+    assertThat(keyValues(e)).containsOnly(Map.entry("namespace", "agents"), Map.entry("instance", "coder"),
+        Map.entry("reason", "RestartScheduled"), Map.entry("type", "Normal"));
+  }
+
+  @Test
+  void prefixesOtherMessagesWithTheTagAndReason() {
+    new DecisionLog().notice("agents", "coder",
+        Notice.normal("ResumeDecision", "Resume eligible: resume_allowed (checkpoint ckpt-17)"));
+
+    assertThat(onlyEvent().getFormattedMessage())
+        .isEqualTo("[RST] ResumeDecision: Resume eligible: resume_allowed (checkpoint ckpt-17)");
+  }
+
+  @Test
+  void keepsBracesInMessagesLiteral() {
+    new DecisionLog().notice("a", "b", Notice.warning("RestartFailed", "[RST] Restart failed for b: {} {0}"));
+
+    assertThat(onlyEvent().getFormattedMessage()).isEqualTo("[RST] Restart failed for b: {} {0}");
+  }
+
+  @Test
+  void logsTheDebugTemplates() {
+    DecisionLog log = new DecisionLog();
+
+    log.evaluating("agents", "coder", 2, 3);
+    log.calculatedDelay("agents", "coder", Duration.ofMillis(4000), "Exponential", true);
+
+    assertThat(capture.events()).extracting(ILoggingEvent::getLevel).containsExactly(Level.DEBUG, Level.DEBUG);
+    assertThat(capture.events()).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
+        "[RST] Evaluating restart for coder, attempt 2/3",
+        "[RST] Calculated delay: 4000ms (policy: Exponential, jitter: true)");
+  }
+
+  @Test
+  void skipsDebugLinesWhenDebugIsOff() {
+    capture.close();
+    capture = new LogCapture(DecisionLog.LOGGER_NAME, Level.INFO);
+    DecisionLog log = new DecisionLog();
+
+    log.evaluating("agents", "coder", 2, 3);
+    log.notice("agents", "coder", Notice.normal("RestartStarted", "Restart started for coder"));
+
+    assertThat(capture.events()).extracting(ILoggingEvent::getFormattedMessage)
+        .containsExactly("[RST] RestartStarted: Restart started for coder");
+  }
+}
