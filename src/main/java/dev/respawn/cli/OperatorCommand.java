@@ -9,6 +9,8 @@ import dev.respawn.observability.RestartMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import dev.respawn.policy.Tier;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.InstantSource;
@@ -52,7 +54,10 @@ public final class OperatorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    // standard discovery: KUBECONFIG, ~/.kube/config, or the in-cluster service account; few retries,
+    // so a dead API server cannot hold a reconcile thread for minutes (JOSDK retries the reconcile)
+    Config config = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(2).build();
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
     OperatorSettings settings = new OperatorSettings(new LinkedHashSet<>(namespaces),
         Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System.nanoTime());
     Optional<String> leaseNamespace = leaderElection ? Optional.of(leaderNamespace != null ? leaderNamespace
