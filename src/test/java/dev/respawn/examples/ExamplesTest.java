@@ -1,0 +1,74 @@
+package dev.respawn.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.policy.PolicyCompiler;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every file of examples/ parses, its policies are valid, and every instance can renew only its own Lease. */
+class ExamplesTest {
+  static Stream<Path> examples() throws IOException {
+    return Files.list(Path.of("examples")).filter(p -> p.toString().endsWith(".yaml")).sorted();
+  }
+
+  static List<HasMetadata> load(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      Object parsed = Serialization.unmarshal(in);
+      return parsed instanceof List<?> l ? l.stream().map(HasMetadata.class::cast).toList()
+          : List.of((HasMetadata) parsed);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("examples")
+  void everyDocumentIsAKnownKubernetesObject(Path file) throws IOException {
+    List<HasMetadata> objects = load(file);
+    assertThat(objects).isNotEmpty();
+    assertThat(objects).allSatisfy(o -> {
+      assertThat(o.getMetadata().getName()).isNotBlank();
+      assertThat(o.getKind()).isNotBlank();
+    });
+  }
+
+  @ParameterizedTest
+  @MethodSource("examples")
+  void policiesAreValidAndInstancesReferenceAPolicyOfTheirFile(Path file) throws Exception {
+    List<HasMetadata> objects = load(file);
+    List<AgentRestartPolicy> policies = objects.stream().filter(AgentRestartPolicy.class::isInstance)
+        .map(AgentRestartPolicy.class::cast).toList();
+    for (AgentRestartPolicy p : policies) {
+      assertThat(PolicyCompiler.compile(p.getSpec())).isNotNull();
+    }
+    for (HasMetadata o : objects) {
+      if (o instanceof AgentInstance i) {
+        assertThat(policies).extracting(p -> p.getMetadata().getName()).contains(i.getSpec().policyRef.name);
+        assertThat(i.getSpec().template.getSpec().getContainers()).isNotEmpty();
+        String lease = i.getSpec().heartbeat != null && i.getSpec().heartbeat.leaseName != null
+            ? i.getSpec().heartbeat.leaseName : i.getMetadata().getName();
+        String account = i.getSpec().template.getSpec().getServiceAccountName();
+        assertThat(objects).filteredOn(Role.class::isInstance).map(Role.class::cast).singleElement()
+            .satisfies(r -> assertThat(r.getRules()).singleElement().satisfies(rule -> {
+              assertThat(rule.getResources()).containsExactly("leases");
+              assertThat(rule.getResourceNames()).containsExactly(lease);
+              assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "update", "patch");
+            }));
+        assertThat(objects).anySatisfy(o2 -> {
+          assertThat(o2.getKind()).isEqualTo("ServiceAccount");
+          assertThat(o2.getMetadata().getName()).isEqualTo(account);
+        });
+      }
+    }
+  }
+}

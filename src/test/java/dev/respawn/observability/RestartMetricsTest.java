@@ -1,0 +1,70 @@
+package dev.respawn.observability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.policy.CircuitSnapshot;
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.Decision.Liveness;
+import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.InstanceState;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class RestartMetricsTest {
+  static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+
+  static AgentInstance instance(String name) {
+    AgentInstance i = new AgentInstance();
+    i.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace("agents").build());
+    return i;
+  }
+
+  static Decision decision(InstanceState s, Notice... notices) {
+    return new Decision(s, false, Optional.empty(), "", Optional.empty(), List.of(notices), Optional.empty(),
+        new Liveness(false, "PodNotRunning", ""));
+  }
+
+  @Test
+  void countsNoticesWithBoundedTags() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RestartMetrics metrics = new RestartMetrics(registry);
+    InstanceState s = new InstanceState();
+    s.lastFailure = new InstanceState.FailureInfo("coder-1", "u1", InterruptionClass.ToolFailure,
+        "UnhandledException", "Error", 1, null, "", true, T0);
+    s.lastDecision = new InstanceState.DecisionInfo("Restart", "restart_scheduled", 1, 3, false, 2.0, T0);
+    metrics.record(instance("a"), decision(s, Notice.warning("RestartFailed", "x"),
+        Notice.normal("RestartScheduled", "y")));
+    s.lastRestart = new InstanceState.RestartInfo("Failure", "x", "coder-1", "coder-2", T0, T0.plusSeconds(2), "",
+        null, null);
+    metrics.record(instance("a"), decision(s, Notice.normal("RestartStarted", "z")));
+    metrics.record(instance("b"), decision(s, Notice.warning("RestartExhausted", "e"),
+        Notice.warning("CircuitBreakerStateChanged", "opened (Closed -> Open)"), Notice.warning("HeartbeatStale", "s")));
+    assertThat(registry.get("respawn.restart.attempts").tag("result", "failed").tag("class", "ToolFailure").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("respawn.restart.attempts").tag("result", "started").tag("class", "ToolFailure")
+        .counter().count()).isEqualTo(1);
+    assertThat(registry.get("respawn.restart.delay").tag("kind", "calculated").summary().totalAmount()).isEqualTo(2.0);
+    assertThat(registry.get("respawn.restart.delay").tag("kind", "actual").summary().totalAmount()).isEqualTo(2.0);
+    assertThat(registry.get("respawn.restart.exhausted").counter().count()).isEqualTo(1);
+    assertThat(registry.get("respawn.circuit.trips").counter().count()).isEqualTo(1);
+    assertThat(registry.get("respawn.heartbeat.stale").counter().count()).isEqualTo(1);
+    assertThat(registry.get("respawn.circuit.breakers").tag("state", "Closed").gauge().value()).isEqualTo(2);
+    s.circuit = new CircuitSnapshot(dev.respawn.api.v1alpha1.CircuitState.Open, List.of(T0), 1, T0, null, null, T0);
+    metrics.record(instance("b"), decision(s));
+    assertThat(registry.get("respawn.circuit.breakers").tag("state", "Open").gauge().value()).isEqualTo(1);
+    metrics.forget("agents", "b");
+    assertThat(registry.get("respawn.circuit.breakers").tag("state", "Open").gauge().value()).isZero();
+    metrics.decisionTook(Duration.ofNanos(1500));
+    assertThat(registry.get("respawn.decision.duration").timer().count()).isEqualTo(1);
+    // nothing is tagged with an instance name
+    assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getTags())
+        .noneMatch(t -> t.getValue().equals("a") || t.getValue().equals("b")));
+  }
+}
