@@ -1,5 +1,6 @@
 package dev.respawn.cli;
 
+import dev.respawn.controller.LeaderElection;
 import dev.respawn.controller.OperatorSettings;
 import dev.respawn.controller.RespawnOperator;
 import dev.respawn.observability.KubeEventRecorder;
@@ -67,7 +68,8 @@ public final class OperatorCommand implements Callable<Integer> {
         settings.clock());
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RespawnOperator operator = new RespawnOperator(client, settings,
-        new ReportingSink(events, new RestartMetrics(registry)), leaseNamespace, Optional.of(registry));
+        new ReportingSink(events, new RestartMetrics(registry)), leaseNamespace.map(LeaderElection::standard),
+        Optional.of(registry));
     HealthEndpoint endpoint = metricsPort < 0 ? null : new HealthEndpoint(metricsPort, registry, operator::isReady);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

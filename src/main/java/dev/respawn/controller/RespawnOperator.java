@@ -24,20 +24,21 @@ public final class RespawnOperator implements AutoCloseable {
    */
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
       Optional<String> leaderNamespace) {
-    this(client, settings, sink, leaderNamespace, Optional.empty());
+    this(client, settings, sink, leaderNamespace.map(LeaderElection::standard), Optional.empty());
   }
 
   /**
    * @param registry where JOSDK's reconcile metrics go (without per-resource meters, which leak)
    */
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
-      Optional<String> leaderNamespace, Optional<MeterRegistry> registry) {
+      Optional<LeaderElection> election, Optional<MeterRegistry> registry) {
     this.operator = new Operator(o -> {
       o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
           .withStopOnInformerErrorDuringStartup(false);
       registry.ifPresent(r -> o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(r)));
-      leaderNamespace.ifPresent(ns -> o.withLeaderElectionConfiguration(
-          new LeaderElectionConfiguration(LEADER_LEASE, ns)));
+      election.ifPresent(e -> o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEADER_LEASE,
+          e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(), null,
+          e.exitOnStopLeading())));
     });
     this.instances = new AgentInstanceReconciler(settings, sink);
     operator.register(instances, c -> namespaces(c, settings));

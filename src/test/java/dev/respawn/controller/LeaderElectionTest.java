@@ -1,0 +1,139 @@
+package dev.respawn.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceSpec;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.PolicyReference;
+import dev.respawn.testsupport.MockApi;
+import dev.respawn.testsupport.Run;
+import dev.respawn.testsupport.SimulatedKubelet;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectRulesReviewStatusBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two operators against one API server: only the leader acts; when it stops, the other takes over
+ * within one lease duration, with no duplicate pod and no lost restart.
+ */
+class LeaderElectionTest {
+  static final String NS = MockApi.NAMESPACE;
+  static final Duration LEASE = Duration.ofSeconds(3);
+  MockApi api;
+  SimulatedKubelet kubelet;
+  RespawnOperator first;
+  RespawnOperator second;
+  final Map<String, Integer> creations = new ConcurrentHashMap<>();
+  Watch watch;
+
+  @BeforeEach
+  void start() {
+    api = MockApi.start();
+    // JOSDK checks it may use its Lease with a SelfSubjectRulesReview, which the mock cannot answer
+    SelfSubjectRulesReview review = new SelfSubjectRulesReview();
+    review.setStatus(new SubjectRulesReviewStatusBuilder().withIncomplete(false)
+        .withResourceRules(new ResourceRuleBuilder().withApiGroups("coordination.k8s.io").withResources("leases")
+            .withVerbs("get", "create", "update").build()).build());
+    api.server().expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+        .andReturn(201, review).always();
+    kubelet = new SimulatedKubelet(api.newClient(), NS).start();
+    watch = api.client().pods().inNamespace(NS).watch(new Watcher<>() {
+      @Override
+      public void eventReceived(Action action, Pod pod) {
+        if (action == Action.ADDED) {
+          creations.merge(pod.getMetadata().getName(), 1, Integer::sum);
+        }
+      }
+
+      @Override
+      public void onClose(WatcherException cause) {}
+    });
+    first = operator("first");
+    second = operator("second");
+  }
+
+  RespawnOperator operator(String identity) {
+    KubernetesClient client = api.newClient();
+    return new RespawnOperator(client, OperatorSettings.defaults(), DecisionSink.NONE,
+        Optional.of(new LeaderElection(NS, identity, LEASE, Duration.ofSeconds(2), Duration.ofMillis(250), false)),
+        Optional.empty()).start();
+  }
+
+  @AfterEach
+  void stop() {
+    watch.close();
+    first.close();
+    second.close();
+    kubelet.close();
+    api.close();
+  }
+
+  String leader() {
+    Lease lease = api.client().leases().inNamespace(NS).withName(RespawnOperator.LEADER_LEASE).get();
+    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+  }
+
+  @Test
+  void onlyTheLeaderActsAndTheOtherTakesOverWithinOneLeaseDuration() {
+    String leader = await().atMost(Duration.ofSeconds(20)).until(this::leader, l -> l != null);
+    assertThat(leader).isIn("first", "second");
+    createPolicyAndInstance("agent");
+    kubelet.script("agent", Run.exit(1).after(Duration.ofMillis(200)), Run.runForever());
+    await().atMost(Duration.ofSeconds(20)).until(() -> creations.containsKey("agent-2"));
+    // stop the leader abruptly; the follower must take over within one lease duration (+ retry slack)
+    RespawnOperator leading = leader.equals("first") ? first : second;
+    String follower = leader.equals("first") ? "second" : "first";
+    long stoppedAt = System.nanoTime();
+    leading.close();
+    await().atMost(LEASE.plusSeconds(5)).pollInterval(Duration.ofMillis(50)).until(this::leader, follower::equals);
+    Duration takeover = Duration.ofNanos(System.nanoTime() - stoppedAt);
+    assertThat(takeover).isLessThan(LEASE.plusSeconds(3));
+    // the new leader serves: a failure of the running agent is restarted, exactly once
+    kubelet.terminate("agent-2", 1, "Error", "network_timeout");
+    await().atMost(Duration.ofSeconds(20)).until(() -> creations.containsKey("agent-3"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> status("agent").run == 3 && status("agent").attempt == 2);
+    assertThat(creations).containsOnlyKeys("agent-1", "agent-2", "agent-3").allSatisfy((k, v) -> assertThat(v)
+        .isEqualTo(1));
+  }
+
+  private dev.respawn.api.v1alpha1.AgentInstanceStatus status(String name) {
+    AgentInstance i = api.client().resources(AgentInstance.class).inNamespace(NS).withName(name).get();
+    return i.getStatus() == null ? new dev.respawn.api.v1alpha1.AgentInstanceStatus() : i.getStatus();
+  }
+
+  private void createPolicyAndInstance(String name) {
+    AgentRestartPolicy p = new AgentRestartPolicy();
+    p.setMetadata(new ObjectMetaBuilder().withName("le").withNamespace(NS).build());
+    p.setSpec(Serialization.unmarshal("backoff: {type: Immediate}\nmaxRetries: 10\n", AgentRestartPolicySpec.class));
+    api.client().resource(p).create();
+    AgentInstance i = new AgentInstance();
+    i.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build());
+    AgentInstanceSpec spec = new AgentInstanceSpec();
+    spec.policyRef = new PolicyReference("le");
+    spec.template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent").withImage("x")
+        .endContainer().endSpec().build();
+    i.setSpec(spec);
+    api.client().resource(i).create();
+  }
+}
