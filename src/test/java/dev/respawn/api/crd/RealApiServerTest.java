@@ -172,6 +172,33 @@ class RealApiServerTest {
         .map(CustomResourceDefinitionCondition::getStatus).findFirst().orElse(null);
   }
 
+  /** Every AgentRestartPolicy and AgentInstance of examples/ is accepted as written (names made unique). */
+  @Test
+  void examplesAreAccepted() throws Exception {
+    List<java.nio.file.Path> files;
+    try (var list = java.nio.file.Files.list(java.nio.file.Path.of("examples"))) {
+      files = list.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+    }
+    int accepted = 0;
+    for (java.nio.file.Path file : files) {
+      for (String doc : java.nio.file.Files.readString(file).split("(?m)^---\\s*$")) {
+        GenericKubernetesResource r = client.getKubernetesSerialization().unmarshal(doc,
+            GenericKubernetesResource.class);
+        if (r == null || !KINDS.containsKey(r.getKind())) {
+          continue;
+        }
+        String name = uniqueName(r.getMetadata().getName());
+        r.getMetadata().setName(name);
+        r.getMetadata().setNamespace(NAMESPACE);
+        r.getMetadata().setLabels(Map.of(RUN_LABEL, run));
+        client.genericKubernetesResources(KINDS.get(r.getKind())).inNamespace(NAMESPACE).resource(r).create();
+        assertThat(get(r.getKind(), name)).as("%s %s from %s", r.getKind(), name, file).isNotNull();
+        accepted++;
+      }
+    }
+    assertThat(accepted).as("policies and instances in examples/").isGreaterThanOrEqualTo(10);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // helpers
 
