@@ -3,7 +3,7 @@ MVN ?= mvn -B
 MAVEN_ARGS ?=
 REALAPI ?= ../shared/tools/realapi
 
-.PHONY: build test crds bench test-realapi clean
+.PHONY: build test crds bench test-realapi clean image image-tar
 
 ## build: the runnable jar, target/respawn.jar
 build:
@@ -14,14 +14,27 @@ build:
 test:
 	$(MVN) $(MAVEN_ARGS) verify
 
-## crds: regenerate the committed CRDs in crds/ (and deploy/) from the Java classes
+## crds: regenerate the committed CRDs from the Java classes: crds/, and the copies the kustomize base
+## (deploy/crds/) and the Helm chart (deploy/helm/respawn/crds/) install (tests check all three are equal)
+CRD_DIRS = crds deploy/crds deploy/helm/respawn/crds
 crds:
 	$(MVN) $(MAVEN_ARGS) -DskipTests process-classes
-	cp target/classes/crds/*.yaml crds/
+	for d in $(CRD_DIRS); do mkdir -p $$d && rm -f $$d/*.yaml && cp target/classes/crds/*.yaml $$d/ || exit 1; done
 
 ## bench: JMH benchmark of the decision core; results in target/jmh-result.json
 bench:
 	$(MVN) $(MAVEN_ARGS) -DskipTests test-compile exec:exec@bench
+
+## image: build the container image with Jib and push it (needs a registry you may push to, e.g. after
+## `docker login`, and the base image's registry; no Docker daemon): make image IMAGE=REGISTRY/respawn:TAG.
+## image-tar: the same image as target/jib-image.tar (`docker load -i` it); needs only the base image's registry.
+## Tests never build images (`mvn verify` runs no Jib goal).
+IMAGE ?= ghcr.io/respawn-dev/respawn:0.1.0
+image:
+	$(MVN) $(MAVEN_ARGS) -DskipTests compile jib:build -Dimage=$(IMAGE)
+
+image-tar:
+	$(MVN) $(MAVEN_ARGS) -DskipTests compile jib:buildTar -Dimage=$(IMAGE)
 
 ## test-realapi: start the real API server from ../shared, run `make test` against it, stop it
 test-realapi:

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 /** {@code java -jar respawn.jar [operator|...]}: the operator (the default) and the kubectl plugin commands. */
 @Command(name = "respawn", mixinStandardHelpOptions = true, version = "respawn 0.1.0",
     description = "Respawn keeps AI agents alive on Kubernetes.",
-    subcommands = {OperatorCommand.class})
+    subcommands = {OperatorCommand.class, StatusCommand.class, RestartCommand.class, ResumeCommand.class,
+        VerifyRestartedCommand.class, SimulateCommand.class})
 public final class RespawnCommand {
   private RespawnCommand() {}
 

@@ -115,6 +115,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     if (decision.wakeAt().isPresent()) {
       control = control.rescheduleAfter(Duration.between(now, decision.wakeAt().get()).plusMillis(1));
     }
+    if (seen.nextRunExists && decision.start().isPresent()) {
+      control = control.rescheduleAfter(Duration.ofMillis(1)); // that pod existed already: observe it now
+    }
     return control;
   }
 

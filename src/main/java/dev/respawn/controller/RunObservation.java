@@ -30,20 +30,31 @@ final class RunObservation {
   final Observation observation;
   final Optional<Pod> currentPod;
   final List<Pod> pods;
+  /** A pod of the next run exists already and was left out (see {@link #of}). */
+  final boolean nextRunExists;
 
-  private RunObservation(Observation observation, Optional<Pod> currentPod, List<Pod> pods) {
+  private RunObservation(Observation observation, Optional<Pod> currentPod, List<Pod> pods,
+      boolean nextRunExists) {
     this.observation = observation;
     this.currentPod = currentPod;
     this.pods = pods;
+    this.nextRunExists = nextRunExists;
   }
 
   /**
-   * Builds the observation; adopts a pod of a later run than status knows (created by an operator
-   * that died before writing status) by moving {@code state} to it.
+   * Builds the observation. A pod of the next run that status does not know yet was created by an
+   * operator that died before it wrote status: it is left out, so the core decides that start again
+   * with all its bookkeeping (the ending of the run before it, restarts, restart window, circuit trial)
+   * and the create answers AlreadyExists. A pod further ahead, or one met while suspending or before
+   * nextRestartAt, is adopted by moving {@code state} to it.
    */
-  static RunObservation of(AgentInstance instance, InstanceState state, List<Pod> pods,
+  static RunObservation of(AgentInstance instance, InstanceState state, List<Pod> allPods,
       Function<String, Pod> directGet, Lease lease, RenewalClock renewals, Instant now) {
     String agentContainer = instance.getSpec() == null ? null : instance.getSpec().agentContainer;
+    boolean suspend = instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
+    boolean startDue = state.nextRestartAt == null || !now.isBefore(state.nextRestartAt);
+    List<Pod> pods = suspend || !startDue ? allPods
+        : allPods.stream().filter(p -> run(p) != state.run + 1).toList();
     adopt(state, pods);
     Optional<Pod> current = Optional.ofNullable(state.currentPod)
         .flatMap(name -> pods.stream().filter(p -> name.equals(p.getMetadata().getName())).findFirst());
@@ -70,10 +81,10 @@ final class RunObservation {
     Map<String, String> annotations = instance.getMetadata().getAnnotations() == null ? Map.of()
         : instance.getMetadata().getAnnotations();
     Observation o = new Observation(instance.getMetadata().getNamespace(), instance.getMetadata().getName(),
-        instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend), view, ending,
+        suspend, view, ending,
         request(annotations.get(AgentInstance.RESTART_ANNOTATION), annotations.get("respawn.dev/restart-reason")),
         request(annotations.get(AgentInstance.RESUME_ANNOTATION), null), Optional.ofNullable(leaseView));
-    return new RunObservation(o, current, pods);
+    return new RunObservation(o, current, pods, pods.size() < allPods.size());
   }
 
   private static void adopt(InstanceState state, List<Pod> pods) {

@@ -1,40 +1,63 @@
 package dev.respawn.controller;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceSpec;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.PolicyReference;
+import dev.respawn.api.v1alpha1.StatusCondition;
+import dev.respawn.observability.KubeEventRecorder;
+import dev.respawn.observability.ReportingSink;
+import dev.respawn.observability.RestartMetrics;
 import dev.respawn.testsupport.MockApi;
 import dev.respawn.testsupport.SimulatedKubelet;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One mock API server, one Respawn operator and one simulated kubelet, talking only through the
  * Kubernetes API. Tests create policies and instances and assert on what the API server holds.
+ *
+ * <p>The operator reports through the production sink, so its Events land on the API server. A pod
+ * watch of the test's own ({@link #history}) records every pod that ever existed and every moment an
+ * instance had two live pods; {@link #close()} fails the test when that happened.
  */
 final class OperatorFixture implements AutoCloseable {
   static final String NS = MockApi.NAMESPACE;
+  static final Duration AT_MOST = Duration.ofSeconds(30);
+  static final Duration POLL = Duration.ofMillis(20);
   final MockApi api;
   final KubernetesClient client;
   final SimulatedKubelet kubelet;
   final OperatorSettings settings;
+  final PodHistory history;
   RespawnOperator operator;
 
   OperatorFixture(OperatorSettings settings) {
     this.api = MockApi.start();
     this.client = api.client();
     this.settings = settings;
+    this.history = new PodHistory(api.newClient(), NS);
     this.kubelet = new SimulatedKubelet(api.newClient(), NS).start();
     this.operator = newOperator().start();
   }
@@ -43,13 +66,28 @@ final class OperatorFixture implements AutoCloseable {
     this(OperatorSettings.defaults());
   }
 
+  /** An operator as the jar runs it (Events included; no rate limit on new Events, for the tests' sake). */
   RespawnOperator newOperator() {
-    return new RespawnOperator(api.newClient(), settings, DecisionSink.NONE, Optional.empty());
+    KubernetesClient operatorClient = api.newClient();
+    KubeEventRecorder events = new KubeEventRecorder(operatorClient, "respawn-test", settings.clock(),
+        new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
+    return new RespawnOperator(operatorClient, settings,
+        new ReportingSink(events, new RestartMetrics(new SimpleMeterRegistry())), Optional.empty());
   }
 
   /** Stops the operator abruptly and starts a fresh one against the same API server. */
   void restartOperator() {
+    stopOperator();
+    startOperator();
+  }
+
+  /** Stops the operator; the world goes on without it until {@link #startOperator()}. */
+  void stopOperator() {
     operator.close();
+  }
+
+  /** Starts a fresh operator (after {@link #stopOperator()}). */
+  void startOperator() {
     operator = newOperator().start();
   }
 
@@ -62,6 +100,11 @@ final class OperatorFixture implements AutoCloseable {
   }
 
   AgentInstance instance(String name, String policy) {
+    return instance(name, policy, spec -> {});
+  }
+
+  /** An instance with one container "agent"; {@code customize} may change the spec before it is created. */
+  AgentInstance instance(String name, String policy, Consumer<AgentInstanceSpec> customize) {
     AgentInstance i = new AgentInstance();
     i.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build());
     AgentInstanceSpec spec = new AgentInstanceSpec();
@@ -69,6 +112,7 @@ final class OperatorFixture implements AutoCloseable {
     spec.task = "TASK-31-1";
     spec.template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
         .withImage("registry.example/agents/coder:1.4").endContainer().endSpec().build();
+    customize.accept(spec);
     i.setSpec(spec);
     return client.resource(i).create();
   }
@@ -81,27 +125,110 @@ final class OperatorFixture implements AutoCloseable {
     return client.resources(AgentRestartPolicy.class).inNamespace(NS).withName(name).get();
   }
 
+  /** The instance's pods the API server holds now. */
   List<Pod> pods(String instance) {
     return client.pods().inNamespace(NS).withLabel(AgentInstance.INSTANCE_LABEL, instance).list().getItems();
   }
 
+  Pod pod(String name) {
+    return client.pods().inNamespace(NS).withName(name).get();
+  }
+
+  Lease lease(String name) {
+    return client.leases().inNamespace(NS).withName(name).get();
+  }
+
+  /** Names of every pod of the instance that ever existed, in order (the test's own pod watch). */
+  List<String> podsEverCreated(String instance) {
+    return history.created(instance);
+  }
+
   AgentInstance awaitInstance(String name, Predicate<AgentInstance> condition) {
-    return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> get(name),
-        i -> i != null && i.getStatus() != null && condition.test(i));
+    try {
+      return await().atMost(AT_MOST).pollInterval(POLL).until(() -> get(name),
+          i -> i != null && i.getStatus() != null && condition.test(i));
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(e.getMessage() + "\n" + describe(name), e);
+    }
+  }
+
+  /** The instance's status and pods as YAML, for a failure message. */
+  String describe(String name) {
+    AgentInstance i = get(name);
+    StringBuilder sb = new StringBuilder("status of ").append(name).append(":\n")
+        .append(i == null ? "(no instance)" : Serialization.asYaml(i.getStatus()));
+    sb.append("pods ever created: ").append(podsEverCreated(name)).append('\n');
+    for (Pod p : pods(name)) {
+      sb.append("pod ").append(p.getMetadata().getName()).append(":\n").append(Serialization.asYaml(p.getStatus()));
+    }
+    return sb.toString();
+  }
+
+  AgentRestartPolicy awaitPolicy(String name, Predicate<AgentRestartPolicy> condition) {
+    return await().atMost(AT_MOST).pollInterval(POLL).until(() -> getPolicy(name),
+        p -> p != null && p.getStatus() != null && condition.test(p));
+  }
+
+  /** Waits until {@code condition} has held for the whole of {@code period} (bounded). */
+  <T> T holdsFor(Duration period, Supplier<T> value, Predicate<T> condition) {
+    return await().during(period).atMost(period.plus(AT_MOST)).pollInterval(Duration.ofMillis(50))
+        .until(value::get, condition);
   }
 
   void annotate(String name, String key, String value) {
-    client.resources(AgentInstance.class).inNamespace(NS).withName(name)
-        .edit(i -> {
-          i.getMetadata().getAnnotations().put(key, value);
-          return i;
-        });
+    edit(name, i -> {
+      Map<String, String> annotations = i.getMetadata().getAnnotations() == null ? new HashMap<>()
+          : new HashMap<>(i.getMetadata().getAnnotations());
+      annotations.put(key, value);
+      i.getMetadata().setAnnotations(annotations);
+      return i;
+    });
   }
 
+  AgentInstance edit(String name, UnaryOperator<AgentInstance> change) {
+    return client.resources(AgentInstance.class).inNamespace(NS).withName(name).edit(change);
+  }
+
+  AgentRestartPolicy editPolicy(String name, UnaryOperator<AgentRestartPolicy> change) {
+    return client.resources(AgentRestartPolicy.class).inNamespace(NS).withName(name).edit(change);
+  }
+
+  /** The events.k8s.io/v1 Events regarding this object. */
+  List<Event> events(String regardingName) {
+    return client.events().v1().events().inNamespace(NS).list().getItems().stream()
+        .filter(e -> e.getRegarding() != null && regardingName.equals(e.getRegarding().getName())).toList();
+  }
+
+  static StatusCondition condition(AgentInstance i, String type) {
+    return Conditions.find(i.getStatus().conditions, type);
+  }
+
+  static StatusCondition condition(AgentRestartPolicy p, String type) {
+    return Conditions.find(p.getStatus().conditions, type);
+  }
+
+  /** True when the instance is on this run in this phase. */
+  static boolean at(AgentInstance i, int run, Phase phase) {
+    return i.getStatus().run != null && i.getStatus().run == run && i.getStatus().phase == phase;
+  }
+
+  /** True when the instance's condition has this status and reason. */
+  static boolean hasCondition(AgentInstance i, String type, String status, String reason) {
+    StatusCondition c = condition(i, type);
+    return c != null && status.equals(c.status) && reason.equals(c.reason);
+  }
+
+  /** Stops everything; fails when an instance ever had two live pods or the kubelet hit errors. */
   @Override
   public void close() {
-    operator.close();
-    kubelet.close();
-    api.close();
+    try {
+      assertThat(history.violations()).as("moments an instance had two live pods").isEmpty();
+      assertThat(kubelet.errors()).as("simulated kubelet errors").isEmpty();
+    } finally {
+      operator.close();
+      history.close();
+      kubelet.close();
+      api.close();
+    }
   }
 }

@@ -1,0 +1,143 @@
+package dev.respawn.cli;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.FailureStatus;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.StatusCondition;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code kubectl respawn status}: an AgentInstance's status in the words of the orchestrator's
+ * check_status ({@code agent_id}, {@code task_id}, {@code retry_count}, {@code max_retries},
+ * {@code can_retry}, {@code last_failure}, {@code reason}, {@code restarting_in_seconds}, {@code message}).
+ */
+record AgentStatusReport(String name, String namespace, String task, Phase phase, int retryCount, Integer maxRetries,
+    boolean canRetry, String lastFailureAt, String reason, Long restartingInSeconds, String nextRestartAt,
+    String circuit, String currentPod, Integer run, Integer restarts, String terminalReason, FailureStatus failure,
+    String message) {
+  static final String RESUME_COOLDOWN = "resume_blocked_cooldown";
+  static final String RESUME_ALLOWED = "resume_allowed";
+
+  /**
+   * @param maxRetries the retries the current failure sequence allows (null when unknown)
+   * @param now the clock's time, for the seconds until the next restart
+   */
+  static AgentStatusReport of(AgentInstance instance, Integer maxRetries, Instant now) {
+    AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
+    String name = instance.getMetadata().getName();
+    Phase phase = st.phase;
+    boolean waiting = phase == Phase.Backoff || phase == Phase.CircuitOpen;
+    Instant next = Times.parse(st.nextRestartAt);
+    Long restartingIn = null;
+    if (waiting && next != null) {
+      restartingIn = Times.secondsUntil(next, now);
+    } else if (waiting && st.resume != null && st.resume.cooldownRemainingSeconds != null) {
+      restartingIn = st.resume.cooldownRemainingSeconds;
+    }
+    String decided = st.lastDecision == null ? null : st.lastDecision.reasonCode;
+    boolean cooldown = phase == Phase.Backoff && (RESUME_COOLDOWN.equals(decided)
+        || (st.resume != null && RESUME_COOLDOWN.equals(st.resume.reasonCode)));
+    String reason = cooldown ? RESUME_COOLDOWN : RESUME_COOLDOWN.equals(decided) ? RESUME_ALLOWED : decided;
+    boolean canRetry = phase == null || !phase.isTerminal();
+    String message = message(name, st, phase, restartingIn, cooldown, reason);
+    return new AgentStatusReport(name, instance.getMetadata().getNamespace(),
+        instance.getSpec() == null ? null : instance.getSpec().task, phase, st.attempt == null ? 0 : st.attempt,
+        maxRetries, canRetry, st.lastFailure == null ? null : st.lastFailure.at, reason, restartingIn,
+        st.nextRestartAt, st.circuitBreaker == null || st.circuitBreaker.state == null ? null
+            : st.circuitBreaker.state.name(), st.currentPod, st.run, st.restarts,
+        st.terminalReason == null ? null : st.terminalReason.name(), st.lastFailure, message);
+  }
+
+  private static String message(String name, AgentInstanceStatus st, Phase phase, Long in, boolean cooldown,
+      String reason) {
+    if (phase == null) {
+      return "No status yet: is the Respawn operator running?";
+    }
+    String checkpoint = st.resume == null || st.resume.checkpoint == null ? "" : " " + st.resume.checkpoint;
+    return switch (phase) {
+      case Pending -> "Agent waiting for its first run";
+      case Starting -> "Agent starting (pod " + st.currentPod + ")";
+      case Running -> "Agent running (pod " + st.currentPod + ")";
+      case Backoff -> cooldown
+          ? "Agent restarting in " + seconds(in) + ": resume cool-down before resuming from checkpoint" + checkpoint
+          : "Agent restarting in " + seconds(in) + " (" + (reason == null ? "restart scheduled" : reason) + ")";
+      case CircuitOpen -> "Circuit breaker open: trial run in " + seconds(in);
+      case Succeeded -> "Agent finished successfully; nothing to restart";
+      case Suspended -> "Agent suspended (spec.suspend: true); set it to false to run again";
+      case Escalated, Failed -> escalation(name, st, phase, reason);
+    };
+  }
+
+  private static String escalation(String name, AgentInstanceStatus st, Phase phase, String reason) {
+    if (st.conditions != null) {
+      for (StatusCondition c : st.conditions) {
+        if ("Escalated".equals(c.type) && "True".equals(c.status) && c.message != null && !c.message.isBlank()) {
+          return c.message;
+        }
+      }
+    }
+    return "Agent " + phase + (reason == null ? "" : " (" + reason + ")")
+        + "; only an operator action can continue: kubectl respawn resume " + name + " --force";
+  }
+
+  private static String seconds(Long s) {
+    return s == null ? "an unknown time" : s + "s";
+  }
+
+  /** The JSON/YAML document: the orchestrator's field names first, then the extras. */
+  Map<String, Object> document() {
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("success", true);
+    d.put("agent_id", name);
+    d.put("task_id", task);
+    d.put("retry_count", retryCount);
+    d.put("max_retries", maxRetries);
+    d.put("can_retry", canRetry);
+    d.put("last_failure", lastFailureAt);
+    d.put("reason", reason);
+    d.put("restarting_in_seconds", restartingInSeconds);
+    d.put("message", message);
+    d.put("namespace", namespace);
+    d.put("phase", phase == null ? null : phase.name());
+    d.put("circuit", circuit);
+    d.put("next_restart_at", nextRestartAt);
+    d.put("current_pod", currentPod);
+    d.put("run", run);
+    d.put("restarts", restarts);
+    d.put("terminal_reason", terminalReason);
+    d.put("failure", failure == null ? null : failureDocument(failure));
+    return d;
+  }
+
+  private static Map<String, Object> failureDocument(FailureStatus f) {
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("pod", f.pod);
+    d.put("class", f.failureClass == null ? null : f.failureClass.name());
+    d.put("failure_reason", f.failureReason);
+    d.put("exit_code", f.exitCode);
+    d.put("message", f.message);
+    d.put("retryable", f.retryable);
+    d.put("at", f.at);
+    return d;
+  }
+
+  /** The human table: attempt/max, last failure, reason code, next restart, then the message. */
+  String table(Instant now) {
+    String attempt = retryCount + "/" + (maxRetries == null ? "?" : maxRetries);
+    String lastFailure = null;
+    if (failure != null) {
+      Instant at = Times.parse(failure.at);
+      lastFailure = (failure.failureClass == null ? "Failure" : failure.failureClass.name())
+          + (failure.exitCode == null ? "" : " exit " + failure.exitCode)
+          + (at == null ? "" : " (" + Times.human(Duration.between(at, now)) + " ago)");
+    }
+    String next = restartingInSeconds == null ? null : "in " + Times.human(Duration.ofSeconds(restartingInSeconds));
+    return new Table("NAME", "PHASE", "ATTEMPT", "CIRCUIT", "LAST-FAILURE", "REASON", "NEXT-RESTART")
+        .row(name, phase, attempt, circuit, lastFailure, reason, next) + System.lineSeparator() + message
+        + System.lineSeparator();
+  }
+}

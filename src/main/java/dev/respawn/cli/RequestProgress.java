@@ -1,0 +1,66 @@
+package dev.respawn.cli;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.HandledRequests;
+import dev.respawn.api.v1alpha1.RestartRecord;
+
+/**
+ * Where one restart or resume request stands, judged from the instance's status alone: the operator
+ * records a handled id in status.handledRequests, and the restart it caused in status.lastRestart.
+ */
+record RequestProgress(State state, String message, AgentInstance instance) {
+  enum State {
+    /** Not handled yet, or handled and the new pod not created yet. */
+    PENDING,
+    /** The new run started: lastRestart.requestId is the id and lastRestart.startedAt is set. */
+    STARTED,
+    /** Handled without a restart (terminal phase, suspended, or superseded). */
+    REFUSED,
+    /** Accepted, then the instance ended up terminal before a new run started, or was deleted. */
+    FAILED,
+    /** The wait ran out. */
+    TIMED_OUT;
+
+    boolean done() {
+      return this != PENDING;
+    }
+  }
+
+  /** @param resume true for a respawn.dev/resume request, false for respawn.dev/restart */
+  static RequestProgress of(AgentInstance instance, String id, boolean resume) {
+    if (instance == null) {
+      return new RequestProgress(State.FAILED, "the agentinstance was deleted", null);
+    }
+    String name = instance.getMetadata().getName();
+    AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
+    RestartRecord last = st.lastRestart;
+    boolean ours = last != null && id.equals(last.requestId);
+    if (ours && last.startedAt != null && !last.startedAt.isEmpty()) {
+      return new RequestProgress(State.STARTED, "pod " + last.pod + " replaces " + last.previousPod, instance);
+    }
+    HandledRequests handled = st.handledRequests;
+    String handledId = handled == null ? null : resume ? handled.resume : handled.restart;
+    String kind = resume ? "resume" : "restart";
+    if (id.equals(handledId) && !ours) {
+      if (!resume && last != null && "Resume".equals(last.kind) && last.requestId != null
+          && handled.resume != null && handled.resume.equals(last.requestId)) {
+        return new RequestProgress(State.REFUSED, "restart request " + id + " was superseded by resume request "
+            + last.requestId, instance);
+      }
+      String why = st.phase == null ? "no restart followed"
+          : st.phase.isTerminal() ? "phase " + st.phase + " is terminal"
+          + (resume ? "" : "; use kubectl respawn resume " + name + " --force")
+          : "no restart followed (phase " + st.phase + ")";
+      return new RequestProgress(State.REFUSED, kind + " request " + id + " refused: " + why, instance);
+    }
+    if (ours && st.phase != null && st.phase.isTerminal()) {
+      String code = st.lastDecision == null ? null : st.lastDecision.reasonCode;
+      return new RequestProgress(State.FAILED, kind + " request " + id + " was accepted, but the instance is "
+          + st.phase + (code == null ? "" : " (" + code + ")") + " before a new run started", instance);
+    }
+    String where = ours ? "accepted; waiting for the new pod (phase " + st.phase + ")"
+        : "not handled by the operator yet (is it running?)";
+    return new RequestProgress(State.PENDING, kind + " request " + id + " " + where, instance);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.respawn.cli;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.RestartRecord;
+import dev.respawn.policy.GoDuration;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** {@code --wait}: watches the instance until a request's new run started, was refused, or time ran out. */
+final class RequestWaiter {
+  private RequestWaiter() {}
+
+  static RequestProgress await(Cluster cluster, String name, String id, boolean resume, Duration timeout) {
+    AtomicReference<RequestProgress> last = new AtomicReference<>();
+    try {
+      cluster.instances().withName(name).waitUntilCondition(i -> {
+        RequestProgress p = RequestProgress.of(i, id, resume);
+        last.set(p);
+        return p.state().done();
+      }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (KubernetesClientTimeoutException e) {
+      RequestProgress seen = last.get() != null ? last.get()
+          : RequestProgress.of(cluster.instances().withName(name).get(), id, resume);
+      if (!seen.state().done()) {
+        return new RequestProgress(RequestProgress.State.TIMED_OUT, "timed out after " + GoDuration.format(timeout)
+            + ": " + seen.message(), seen.instance());
+      }
+      return seen;
+    }
+    RequestProgress done = last.get();
+    if (done.state() == RequestProgress.State.REFUSED) {
+      Optional<String> note = warning(cluster, name, id);
+      if (note.isPresent()) {
+        return new RequestProgress(done.state(), note.get(), done.instance());
+      }
+    }
+    return done;
+  }
+
+  /** The operator's Warning Event about the request, if it wrote one (it says why it refused). */
+  static Optional<String> warning(Cluster cluster, String name, String id) {
+    try {
+      for (Event e : cluster.client.events().v1().events().inNamespace(cluster.namespace).list().getItems()) {
+        if ("Warning".equals(e.getType()) && e.getRegarding() != null && name.equals(e.getRegarding().getName())
+            && e.getNote() != null && e.getNote().contains(id)) {
+          return Optional.of(e.getNote());
+        }
+      }
+      for (io.fabric8.kubernetes.api.model.Event e : cluster.client.v1().events().inNamespace(cluster.namespace)
+          .list().getItems()) {
+        if ("Warning".equals(e.getType()) && e.getInvolvedObject() != null
+            && name.equals(e.getInvolvedObject().getName()) && e.getMessage() != null && e.getMessage().contains(id)) {
+          return Optional.of(e.getMessage());
+        }
+      }
+    } catch (KubernetesClientException e) {
+      // no permission to read Events, or no such API: the status says enough
+    }
+    return Optional.empty();
+  }
+
+  /** The document fields of a finished wait. */
+  static void describe(Map<String, Object> d, RequestProgress p) {
+    boolean started = p.state() == RequestProgress.State.STARTED;
+    d.put("success", started);
+    d.put("waited", true);
+    d.put("restarted", started);
+    if (started) {
+      AgentInstance i = p.instance();
+      RestartRecord last = i.getStatus().lastRestart;
+      d.put("previous_pod", last.previousPod);
+      d.put("pod", last.pod);
+      d.put("started_at", last.startedAt);
+      d.put("last_restart", last);
+    } else {
+      d.put("error", p.state().name().toLowerCase(Locale.ROOT));
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package dev.respawn.cli;
+
+import dev.respawn.policy.GoDuration;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+
+/** Timestamps of the status (RFC 3339), of {@code --since}, and short human ages. */
+final class Times {
+  private Times() {}
+
+  /** An RFC 3339 status timestamp; null when absent or unreadable. */
+  static Instant parse(String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(text).toInstant();
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  /**
+   * {@code --since}: an RFC 3339 time ({@code 2026-01-13T14:32:45Z}), Unix seconds as a script gets
+   * them from {@code date +%s} or Python's {@code time.time()} ({@code 1705158765.123}), or a duration
+   * ago ({@code 5m}).
+   *
+   * @throws IllegalArgumentException saying what is accepted
+   */
+  static Instant since(String text, Instant now) {
+    String t = text == null ? "" : text.trim();
+    if (t.matches("[0-9]+(\\.[0-9]+)?")) {
+      BigDecimal nanos = new BigDecimal(t).movePointRight(9);
+      return Instant.EPOCH.plusNanos(nanos.longValue());
+    }
+    Instant parsed = parse(t);
+    if (parsed != null) {
+      return parsed;
+    }
+    try {
+      return now.minus(GoDuration.parse(t));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'" + text + "' is not a timestamp: use RFC 3339 (2026-01-13T14:32:45Z), "
+          + "Unix seconds (1705158765.123) or a duration ago (5m)");
+    }
+  }
+
+  /** Unix seconds with milliseconds, as the seed's restart marker has them. */
+  static double epochSeconds(Instant t) {
+    return t.toEpochMilli() / 1000.0;
+  }
+
+  /** Whole seconds from {@code now} until {@code then}, rounded up; 0 when past. */
+  static long secondsUntil(Instant then, Instant now) {
+    long millis = Duration.between(now, then).toMillis();
+    return millis <= 0 ? 0 : (millis + 999) / 1000;
+  }
+
+  /** kubectl-style short age: 45s, 3m12s, 25m, 2h5m, 9h, 4d. */
+  static String human(Duration d) {
+    long s = Math.max(0, d.getSeconds());
+    if (s < 60) {
+      return s + "s";
+    }
+    long m = s / 60;
+    if (m < 10) {
+      return s % 60 == 0 ? m + "m" : m + "m" + (s % 60) + "s";
+    }
+    if (m < 60) {
+      return m + "m";
+    }
+    long h = m / 60;
+    if (h < 8) {
+      return m % 60 == 0 ? h + "h" : h + "h" + (m % 60) + "m";
+    }
+    return h < 48 ? h + "h" : (h / 24) + "d";
+  }
+}

@@ -1,0 +1,104 @@
+package dev.respawn.cli;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.RestartRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code kubectl respawn verify-restarted NAME --since TIMESTAMP}: the seed's verify_server_restarted.
+ * Exit 0 with the restart record when a new run started after TIMESTAMP; exit 1 with the reason otherwise.
+ */
+@Command(name = "verify-restarted", mixinStandardHelpOptions = true,
+    description = "Confirm that a new run of the agent started after TIMESTAMP (exit 0), else say why not (exit 1).")
+final class VerifyRestartedCommand extends PluginCommand {
+  @Parameters(paramLabel = "NAME", description = "The AgentInstance.")
+  String name;
+
+  @Option(names = "--since", required = true, paramLabel = "TIMESTAMP",
+      description = "RFC 3339 (2026-01-13T14:32:45Z), Unix seconds (1705158765.123) or a duration ago (5m).")
+  String since;
+
+  @Override
+  int run(Cluster cluster) {
+    Instant now = cluster.now();
+    Instant after;
+    try {
+      after = Times.since(since, now);
+    } catch (IllegalArgumentException e) {
+      throw usage("Invalid value for option '--since': " + e.getMessage());
+    }
+    AgentInstance instance = cluster.instance(name);
+    AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
+    RestartRecord last = st.lastRestart;
+    Instant started = last == null ? null : Times.parse(last.startedAt);
+    boolean restarted = started != null && started.isAfter(after);
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("restarted", restarted);
+    d.put("agent_id", name);
+    d.put("namespace", cluster.namespace);
+    d.put("since", after.toString());
+    d.put("restart_timestamp", started == null ? null : Times.epochSeconds(started));
+    d.put("iso_time", last == null ? null : last.startedAt);
+    d.put("time_since_restart", started == null ? null : Duration.between(started, now).toMillis() / 1000.0);
+    d.put("previous_pod", last == null ? null : last.previousPod);
+    d.put("pod", last == null ? null : last.pod);
+    d.put("kind", last == null ? null : last.kind);
+    d.put("reason", last == null ? null : last.reason);
+    d.put("request_id", last == null || last.requestId == null || last.requestId.isEmpty() ? null : last.requestId);
+    d.put("last_restart", last);
+    if (restarted) {
+      d.put("message", "Restart confirmed: pod " + last.pod + " started at " + last.startedAt);
+      print(d, () -> Table.fields(new String[][] {
+          {"Restarted", "yes, after " + after},
+          {"Kind", last.kind},
+          {"Reason", last.reason},
+          {"Previous pod", last.previousPod},
+          {"Pod", last.pod},
+          {"Requested at", last.requestedAt},
+          {"Started at", last.startedAt},
+          {"Request id", last.requestId}}));
+      return 0;
+    }
+    String why = notRestartedBecause(instance, st, after, now);
+    d.put("message", why);
+    if (options.output != OutputFormat.table) {
+      print(d, () -> "");
+    }
+    return fail(why, 1);
+  }
+
+  /** No restart since, still pending, or a request the operator has not handled yet. */
+  static String notRestartedBecause(AgentInstance instance, AgentInstanceStatus st, Instant after, Instant now) {
+    String name = instance.getMetadata().getName();
+    Map<String, String> annotations = instance.getMetadata().getAnnotations();
+    String restartId = annotations == null ? null : annotations.get(AgentInstance.RESTART_ANNOTATION);
+    String resumeId = annotations == null ? null : annotations.get(AgentInstance.RESUME_ANNOTATION);
+    String handledRestart = st.handledRequests == null ? null : st.handledRequests.restart;
+    String handledResume = st.handledRequests == null ? null : st.handledRequests.resume;
+    RestartRecord last = st.lastRestart;
+    String none = "agentinstance \"" + name + "\" has not restarted since " + after;
+    if (resumeId != null && !resumeId.equals(handledResume)) {
+      return none + ": resume request " + resumeId + " is pending (not handled by the operator yet)";
+    }
+    if (restartId != null && !restartId.equals(handledRestart)) {
+      return none + ": restart request " + restartId + " is pending (not handled by the operator yet)";
+    }
+    Instant requested = last == null ? null : Times.parse(last.requestedAt);
+    if (last != null && Times.parse(last.startedAt) == null && requested != null && requested.isAfter(after)) {
+      Instant next = Times.parse(st.nextRestartAt);
+      return none + ": a " + last.kind + " restart decided at " + last.requestedAt + " is pending (phase " + st.phase
+          + (next == null ? "" : ", next restart in " + Times.secondsUntil(next, now) + "s") + ")";
+    }
+    if (last == null || Times.parse(last.startedAt) == null) {
+      return none + ": no restart recorded (run " + (st.run == null ? 0 : st.run) + ", phase " + st.phase + ")";
+    }
+    return none + ": the last restart started at " + last.startedAt + " (pod " + last.pod + ")";
+  }
+}

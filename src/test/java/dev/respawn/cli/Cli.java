@@ -1,0 +1,48 @@
+package dev.respawn.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import picocli.CommandLine;
+
+/** Runs {@code respawn ARGS...} in-process, as {@code kubectl respawn ARGS...} would, and captures what it says. */
+final class Cli {
+  private Cli() {}
+
+  record Result(int exit, String out, String err) {
+    JsonNode json() {
+      try {
+        return new ObjectMapper().readTree(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException("stdout is not JSON: " + out, e);
+      }
+    }
+
+    JsonNode yaml() {
+      try {
+        return new YAMLMapper().readTree(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException("stdout is not YAML: " + out, e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
+    }
+  }
+
+  static Result run(PluginEnvironment environment, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = new CommandLine(RespawnCommand.class, environment.factory());
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    int exit = cli.execute(RespawnCommand.withDefaultCommand(args));
+    return new Result(exit, out.toString(), err.toString());
+  }
+}

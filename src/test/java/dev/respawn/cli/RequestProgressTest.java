@@ -1,0 +1,87 @@
+package dev.respawn.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.cli.RequestProgress.State;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+
+/** How --wait reads a request's fate from status.handledRequests and status.lastRestart. */
+class RequestProgressTest {
+  static AgentInstance with(String status) throws IOException {
+    AgentInstance i = Instances.instance("ns", "coder", null);
+    i.setStatus(new YAMLMapper().readValue(status, AgentInstanceStatus.class));
+    return i;
+  }
+
+  @Test
+  void notHandledYetIsPending() throws IOException {
+    RequestProgress p = RequestProgress.of(with("{phase: Running, handledRequests: {restart: cli-1}}"), "cli-2",
+        false);
+
+    assertThat(p.state()).isEqualTo(State.PENDING);
+    assertThat(p.message()).contains("not handled by the operator yet");
+  }
+
+  @Test
+  void acceptedWithoutTheNewPodIsPending() throws IOException {
+    RequestProgress p = RequestProgress.of(with("""
+        {phase: Backoff, handledRequests: {restart: cli-2}, lastRestart: {kind: Manual, requestId: cli-2}}
+        """), "cli-2", false);
+
+    assertThat(p.state()).isEqualTo(State.PENDING);
+    assertThat(p.message()).contains("accepted; waiting for the new pod");
+  }
+
+  @Test
+  void theNewRunStarted() throws IOException {
+    RequestProgress p = RequestProgress.of(with("""
+        {phase: Starting, handledRequests: {restart: cli-2},
+         lastRestart: {kind: Manual, requestId: cli-2, previousPod: coder-1, pod: coder-2, startedAt: "2026-01-01T00:00:00Z"}}
+        """), "cli-2", false);
+
+    assertThat(p.state()).isEqualTo(State.STARTED);
+    assertThat(p.message()).isEqualTo("pod coder-2 replaces coder-1");
+  }
+
+  @Test
+  void handledWithoutARestartInATerminalPhaseIsRefused() throws IOException {
+    RequestProgress p = RequestProgress.of(with("""
+        {phase: Escalated, handledRequests: {restart: cli-2}, lastRestart: {kind: Failure, requestId: ""}}
+        """), "cli-2", false);
+
+    assertThat(p.state()).isEqualTo(State.REFUSED);
+    assertThat(p.message()).isEqualTo("restart request cli-2 refused: phase Escalated is terminal; use kubectl "
+        + "respawn resume coder --force");
+  }
+
+  @Test
+  void aRestartSupersededByAResumeSaysSo() throws IOException {
+    RequestProgress p = RequestProgress.of(with("""
+        {phase: Starting, handledRequests: {restart: cli-2, resume: cli-3},
+         lastRestart: {kind: Resume, requestId: cli-3, startedAt: "2026-01-01T00:00:00Z"}}
+        """), "cli-2", false);
+
+    assertThat(p.state()).isEqualTo(State.REFUSED);
+    assertThat(p.message()).contains("superseded by resume request cli-3");
+  }
+
+  @Test
+  void acceptedThenTerminalBeforeTheNewRunFailed() throws IOException {
+    RequestProgress p = RequestProgress.of(with("""
+        {phase: Failed, handledRequests: {resume: cli-4}, lastDecision: {reasonCode: invalid_template},
+         lastRestart: {kind: Resume, requestId: cli-4}}
+        """), "cli-4", true);
+
+    assertThat(p.state()).isEqualTo(State.FAILED);
+    assertThat(p.message()).contains("resume request cli-4 was accepted", "Failed (invalid_template)");
+  }
+
+  @Test
+  void aDeletedInstanceFailed() {
+    assertThat(RequestProgress.of(null, "cli-1", false).state()).isEqualTo(State.FAILED);
+  }
+}

@@ -1,0 +1,161 @@
+package dev.respawn.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.testsupport.ManualClock;
+import dev.respawn.testsupport.MockApi;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** restart and restart --all-failed, against the API server alone (no operator: what gets requested). */
+class RestartCommandTest {
+  @RegisterExtension
+  static final MockApi API = new MockApi();
+  static final ManualClock CLOCK = ManualClock.at("2026-11-21T10:34:39.123Z");
+  static final String ID = "cli-" + CLOCK.millis();
+
+  static Cli.Result cli(String... args) {
+    return Cli.run(PluginEnvironment.using(API.client(), CLOCK), args);
+  }
+
+  @Test
+  void restartSetsTheRequestIdAndTheReasonAnnotations() {
+    Instances.create(API.client(), "restart", "coder", null, "{phase: Running, run: 1, currentPod: coder-1}");
+
+    Cli.Result r = cli("restart", "coder", "--reason", "Load new GitConfig implementation", "-n", "restart",
+        "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(Instances.annotations(API.client(), "restart", "coder"))
+        .containsEntry(AgentInstance.RESTART_ANNOTATION, ID)
+        .containsEntry("respawn.dev/restart-reason", "Load new GitConfig implementation");
+    JsonNode j = r.json();
+    assertThat(j.get("success").asBoolean()).isTrue();
+    assertThat(j.get("action").asText()).isEqualTo("restart");
+    assertThat(j.get("agent_id").asText()).isEqualTo("coder");
+    assertThat(j.get("request_id").asText()).isEqualTo(ID);
+    assertThat(j.get("reason").asText()).isEqualTo("Load new GitConfig implementation");
+    assertThat(j.get("phase").asText()).isEqualTo("Running");
+    assertThat(j.get("waited").asBoolean()).isFalse();
+  }
+
+  @Test
+  void aSecondRequestInTheSameMillisecondGetsADistinctId() {
+    Instances.create(API.client(), "twice", "coder", null, "{phase: Running}");
+
+    assertThat(cli("restart", "coder", "--reason", "one", "-n", "twice").exit()).isZero();
+    Cli.Result second = cli("restart", "coder", "--reason", "two", "-n", "twice");
+
+    assertThat(second.exit()).as(second.toString()).isZero();
+    assertThat(second.out()).contains(ID + "-2");
+    assertThat(Instances.annotations(API.client(), "twice", "coder"))
+        .containsEntry(AgentInstance.RESTART_ANNOTATION, ID + "-2").containsEntry("respawn.dev/restart-reason", "two");
+  }
+
+  @Test
+  void restartInATerminalPhaseIsSentWithAWarning() {
+    Instances.create(API.client(), "terminal", "stuck", null, "{phase: Escalated}");
+
+    Cli.Result r = cli("restart", "stuck", "--reason", "try", "-n", "terminal");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.out()).contains("agentinstance/stuck restart requested", "warning:",
+        "kubectl respawn resume stuck --force");
+  }
+
+  @Test
+  void restartNeedsAReasonAndAName() {
+    Instances.create(API.client(), "usage", "coder", null, "{phase: Running}");
+
+    Cli.Result noReason = cli("restart", "coder", "-n", "usage");
+    Cli.Result noName = cli("restart", "--reason", "x", "-n", "usage");
+
+    assertThat(noReason.exit()).isEqualTo(2);
+    assertThat(noReason.err()).contains("--reason");
+    assertThat(noName.exit()).isEqualTo(2);
+    assertThat(noName.err()).contains("NAME");
+    assertThat(Instances.annotations(API.client(), "usage", "coder")).doesNotContainKey(AgentInstance.RESTART_ANNOTATION);
+  }
+
+  @Test
+  void restartOfAMissingInstanceSaysSo() {
+    Cli.Result r = cli("restart", "ghost", "--reason", "x", "-n", "nowhere");
+
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("agentinstance \"ghost\" not found in namespace \"nowhere\"");
+  }
+
+  @Test
+  void allFailedResumesExactlyTheFailedAndEscalatedOnes() {
+    String ns = "fleet";
+    Instances.create(API.client(), ns, "architect", null, """
+        {phase: Escalated, attempt: 4, lastDecision: {reasonCode: retries_exhausted}}
+        """);
+    Instances.create(API.client(), ns, "coder", null, """
+        {phase: Failed, attempt: 1, lastDecision: {reasonCode: non_retryable_failure}}
+        """);
+    Instances.create(API.client(), ns, "runner", null, "{phase: Running}");
+    Instances.create(API.client(), ns, "waiter", null, "{phase: Backoff, attempt: 1}");
+    Instances.create(API.client(), ns, "done", null, "{phase: Succeeded}");
+    Instances.create(API.client(), ns, "paused", null, "{phase: Suspended}");
+    Instances.create(API.client(), ns, "new", null, null);
+    Instances.create(API.client(), "other", "elsewhere", null, "{phase: Failed}");
+
+    Cli.Result r = cli("restart", "--all-failed", "-n", ns, "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("action").asText()).isEqualTo("restart_all_failed");
+    assertThat(j.get("agents_scheduled").asInt()).isEqualTo(2);
+    assertThat(StreamSupport.stream(j.get("agents").spliterator(), false).map(a -> a.get("agent_id").asText()))
+        .containsExactly("architect", "coder");
+    JsonNode first = j.get("agents").get(0);
+    assertThat(first.get("reason").asText()).isEqualTo("retries_exhausted");
+    assertThat(first.get("retry_count").asInt()).isEqualTo(4);
+    assertThat(first.get("task_id").asText()).isEqualTo("TASK-31-1");
+    assertThat(first.get("request_id").asText()).isEqualTo(ID);
+    for (String resumed : new String[] {"architect", "coder"}) {
+      assertThat(Instances.annotations(API.client(), ns, resumed)).containsEntry(AgentInstance.RESUME_ANNOTATION, ID);
+    }
+    for (String left : new String[] {"runner", "waiter", "done", "paused", "new"}) {
+      assertThat(Instances.annotations(API.client(), ns, left)).as(left)
+          .doesNotContainKeys(AgentInstance.RESUME_ANNOTATION, AgentInstance.RESTART_ANNOTATION);
+    }
+    assertThat(Instances.annotations(API.client(), "other", "elsewhere")).isEmpty();
+  }
+
+  @Test
+  void allFailedWithNothingToDoSaysSoAndExits0() {
+    Instances.create(API.client(), "healthy", "runner", null, "{phase: Running}");
+
+    Cli.Result r = cli("restart", "--all-failed", "-n", "healthy");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.out()).contains("No Failed or Escalated agentinstances in namespace healthy");
+  }
+
+  @Test
+  void allFailedTakesNoName() {
+    Cli.Result r = cli("restart", "coder", "--all-failed", "-n", "fleet");
+
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--all-failed takes no NAME");
+  }
+
+  @Test
+  void restartWaitTimesOutWhenNoOperatorHandlesTheRequest() {
+    Instances.create(API.client(), "orphans", "orphan", null, "{phase: Running, run: 1, currentPod: orphan-1}");
+
+    Cli.Result r = cli("restart", "orphan", "--reason", "x", "--wait", "--timeout", "300ms", "-n", "orphans",
+        "-o", "json");
+
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("timed out after 300ms", "not handled by the operator yet");
+    assertThat(r.err().lines()).hasSize(1);
+    assertThat(r.json().get("success").asBoolean()).isFalse();
+    assertThat(r.json().get("error").asText()).isEqualTo("timed_out");
+  }
+}

@@ -1,0 +1,117 @@
+package dev.respawn.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.controller.DecisionSink;
+import dev.respawn.controller.OperatorSettings;
+import dev.respawn.controller.RespawnOperator;
+import dev.respawn.testsupport.MockApi;
+import dev.respawn.testsupport.Run;
+import dev.respawn.testsupport.SimulatedKubelet;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * restart --wait, resume --wait and verify-restarted against the real operator and a simulated kubelet
+ * (the controller package's OperatorFixture, rebuilt here from its public parts).
+ */
+class RestartWaitTest {
+  static final String NS = MockApi.NAMESPACE;
+  MockApi api;
+  SimulatedKubelet kubelet;
+  RespawnOperator operator;
+
+  @BeforeEach
+  void start() {
+    api = MockApi.start();
+    kubelet = new SimulatedKubelet(api.newClient(), NS).start();
+    operator = new RespawnOperator(api.newClient(), OperatorSettings.defaults(), DecisionSink.NONE, Optional.empty())
+        .start();
+  }
+
+  @AfterEach
+  void stop() {
+    operator.close();
+    kubelet.close();
+    api.close();
+  }
+
+  Cli.Result cli(String... args) {
+    return Cli.run(PluginEnvironment.using(api.client(), InstantSource.system()), args);
+  }
+
+  AgentInstance awaitInstance(String name, Predicate<AgentInstance> condition) {
+    return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+        .until(() -> Instances.get(api.client(), NS, name), i -> i != null && i.getStatus() != null
+            && condition.test(i));
+  }
+
+  @Test
+  void restartWaitReturnsOnceTheNewRunStartedAndVerifyConfirmsIt() {
+    api.client().resources(AgentInstance.class).inNamespace(NS).resource(Instances.instance(NS, "coder", null))
+        .create();
+    awaitInstance("coder", i -> i.getStatus().phase == Phase.Running && Integer.valueOf(1).equals(i.getStatus().run));
+    Instant before = Instant.now();
+
+    Cli.Result r = cli("restart", "coder", "--reason", "Load new GitConfig implementation", "--wait",
+        "--timeout", "30s", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("restarted").asBoolean()).isTrue();
+    assertThat(j.get("previous_pod").asText()).isEqualTo("coder-1");
+    assertThat(j.get("pod").asText()).isEqualTo("coder-2");
+    AgentInstance after = Instances.get(api.client(), NS, "coder");
+    assertThat(after.getStatus().lastRestart.requestId).isEqualTo(j.get("request_id").asText());
+    assertThat(after.getStatus().lastRestart.reason).isEqualTo("Load new GitConfig implementation");
+    assertThat(after.getStatus().lastRestart.kind).isEqualTo("Manual");
+    assertThat(after.getStatus().handledRequests.restart).isEqualTo(j.get("request_id").asText());
+    assertThat(after.getStatus().attempt).isZero();
+
+    Cli.Result verified = cli("verify-restarted", "coder", "--since", before.toString(), "-o", "json");
+    assertThat(verified.exit()).as(verified.toString()).isZero();
+    assertThat(verified.json().get("pod").asText()).isEqualTo("coder-2");
+    Cli.Result notSince = cli("verify-restarted", "coder", "--since", after.getStatus().lastRestart.startedAt);
+    assertThat(notSince.exit()).isEqualTo(1);
+    assertThat(notSince.err()).contains("has not restarted since");
+  }
+
+  @Test
+  void restartWaitOfAnEscalatedAgentIsRefusedAndResumeWaitBringsItBack() {
+    Instances.policy(api.client(), NS, "once", "{maxRetries: 0, backoff: {type: Immediate}}");
+    kubelet.script("stuck", Run.exit(1, "Error", "network_timeout: upstream"));
+    api.client().resources(AgentInstance.class).inNamespace(NS).resource(Instances.instance(NS, "stuck", "once"))
+        .create();
+    awaitInstance("stuck", i -> i.getStatus().phase == Phase.Escalated);
+
+    Cli.Result refused = cli("restart", "stuck", "--reason", "try again", "--wait", "--timeout", "30s");
+
+    assertThat(refused.exit()).as(refused.toString()).isEqualTo(1);
+    assertThat(refused.err()).startsWith("error: restart request cli-").contains("refused", "Escalated is terminal",
+        "kubectl respawn resume stuck --force");
+    assertThat(refused.err().lines()).hasSize(1);
+
+    Cli.Result status = cli("status", "stuck", "-o", "json");
+    assertThat(status.json().get("can_retry").asBoolean()).isFalse();
+    assertThat(status.json().get("reason").asText()).isEqualTo("retries_exhausted");
+
+    Cli.Result resumed = cli("resume", "stuck", "--force", "--wait", "--timeout", "30s", "-o", "json");
+
+    assertThat(resumed.exit()).as(resumed.toString()).isZero();
+    assertThat(resumed.json().get("restarted").asBoolean()).isTrue();
+    assertThat(resumed.json().get("pod").asText()).isEqualTo("stuck-2");
+    AgentInstance running = awaitInstance("stuck", i -> i.getStatus().phase == Phase.Running);
+    assertThat(running.getStatus().lastRestart.kind).isEqualTo("Resume");
+    assertThat(running.getStatus().attempt).isZero();
+  }
+}

@@ -1,0 +1,138 @@
+package dev.respawn.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.respawn.testsupport.ManualClock;
+import dev.respawn.testsupport.MockApi;
+import java.math.BigDecimal;
+import java.time.Instant;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class VerifyRestartedCommandTest {
+  @RegisterExtension
+  static final MockApi API = new MockApi();
+  static final String NS = "verify";
+  static final ManualClock CLOCK = ManualClock.at("2026-11-21T10:35:00Z");
+
+  @BeforeAll
+  static void instances() {
+    Instances.create(API.client(), NS, "coder", null, """
+        phase: Running
+        run: 2
+        currentPod: coder-2
+        lastRestart: {kind: Manual, reason: "Load new GitConfig implementation", previousPod: coder-1, pod: coder-2,
+                      requestedAt: "2026-11-21T10:30:00Z", startedAt: "2026-11-21T10:30:00.250Z", requestId: cli-1}
+        handledRequests: {restart: cli-1}
+        """);
+    Instances.create(API.client(), NS, "waiting", null, """
+        phase: Backoff
+        run: 1
+        nextRestartAt: "2026-11-21T10:35:20Z"
+        lastRestart: {kind: Failure, reason: "exit 1", previousPod: waiting-1, requestedAt: "2026-11-21T10:34:50Z"}
+        """);
+    Instances.create(API.client(), NS, "never", null, "{phase: Running, run: 1, currentPod: never-1}");
+  }
+
+  static Cli.Result verify(String name, String since, String... more) {
+    String[] args = new String[5 + more.length];
+    args[0] = "verify-restarted";
+    args[1] = name;
+    args[2] = "--since=" + since;
+    args[3] = "-n";
+    args[4] = NS;
+    System.arraycopy(more, 0, args, 5, more.length);
+    return Cli.run(PluginEnvironment.using(API.client(), CLOCK), args);
+  }
+
+  @Test
+  void aRunStartedAfterSincePrintsTheRestartRecordAndExits0() {
+    Cli.Result r = verify("coder", "2026-11-21T10:29:59Z", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("restarted").asBoolean()).isTrue();
+    assertThat(j.get("reason").asText()).isEqualTo("Load new GitConfig implementation");
+    assertThat(j.get("previous_pod").asText()).isEqualTo("coder-1");
+    assertThat(j.get("pod").asText()).isEqualTo("coder-2");
+    assertThat(j.get("restart_timestamp").asDouble())
+        .isEqualTo(Instant.parse("2026-11-21T10:30:00.250Z").toEpochMilli() / 1000.0);
+    assertThat(j.get("time_since_restart").asDouble()).isEqualTo(299.75);
+    assertThat(j.get("last_restart").get("requestId").asText()).isEqualTo("cli-1");
+    assertThat(j.get("last_restart").get("startedAt").asText()).isEqualTo("2026-11-21T10:30:00.250Z");
+  }
+
+  @Test
+  void sinceTakesUnixSecondsAndDurationsAgo() {
+    String justBefore = BigDecimal.valueOf(Instant.parse("2026-11-21T10:30:00.125Z").toEpochMilli())
+        .movePointLeft(3).toPlainString();
+    assertThat(justBefore).isEqualTo("1795257000.125");
+    assertThat(verify("coder", justBefore).exit()).isZero();
+    assertThat(verify("coder", "1795257001").exit()).isEqualTo(1);
+    assertThat(verify("coder", "6m").exit()).isZero();
+    assertThat(verify("coder", "4m").exit()).isEqualTo(1);
+  }
+
+  @Test
+  void theTableListsTheRecord() {
+    Cli.Result r = verify("coder", "2026-11-21T10:29:59Z");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.out()).contains("Kind:", "Manual", "Previous pod:", "coder-1", "Request id:", "cli-1");
+  }
+
+  @Test
+  void noRestartSinceIsExit1WithTheReason() {
+    Cli.Result atTheSameInstant = verify("coder", "2026-11-21T10:30:00.250Z");
+    Cli.Result later = verify("coder", "2026-11-21T10:31:00Z", "-o", "json");
+
+    assertThat(atTheSameInstant.exit()).isEqualTo(1);
+    assertThat(later.exit()).isEqualTo(1);
+    assertThat(later.err()).contains("has not restarted since 2026-11-21T10:31:00Z",
+        "the last restart started at 2026-11-21T10:30:00.250Z");
+    assertThat(later.json().get("restarted").asBoolean()).isFalse();
+    assertThat(later.err()).doesNotContain("Exception");
+  }
+
+  @Test
+  void aPendingRestartIsExit1AndSaysItIsPending() {
+    Cli.Result r = verify("waiting", "2026-11-21T10:34:00Z");
+
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("is pending", "phase Backoff", "next restart in 20s");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void anUnhandledRequestIsPending() {
+    Instances.create(API.client(), NS, "asked", null, "{phase: Running, run: 1}");
+    API.client().resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NS).withName("asked")
+        .edit(i -> {
+          i.getMetadata().setAnnotations(java.util.Map.of("respawn.dev/restart", "cli-9"));
+          return i;
+        });
+
+    Cli.Result r = verify("asked", "2026-11-21T10:34:00Z");
+
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("restart request cli-9 is pending");
+  }
+
+  @Test
+  void neverRestartedIsExit1() {
+    Cli.Result r = verify("never", "2026-11-21T10:00:00Z");
+
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("no restart recorded");
+  }
+
+  @Test
+  void aBadTimestampIsAUsageError() {
+    Cli.Result r = verify("coder", "yesterday");
+
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("'yesterday' is not a timestamp");
+  }
+}

@@ -1,0 +1,221 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static dev.respawn.controller.OperatorFixture.condition;
+import static dev.respawn.controller.OperatorFixture.hasCondition;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.StatusCondition;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.testsupport.Run;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * api.md §3 step 4, the branches that end a failure sequence or skip counting it (a, b, c, d, f, i) and
+ * the built-in caps and classes of §4 (OOMKilled, eviction), through the Kubernetes API only.
+ */
+class FailureDecisionScenarioTest {
+  static final Duration QUIET = Duration.ofMillis(700);
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  /** No further pod appears for a while: the decision was final. */
+  void noMorePodsThan(String instance, int count) {
+    f.holdsFor(QUIET, () -> f.podsEverCreated(instance), created -> created.size() == count);
+  }
+
+  @Test
+  void backoffNoneFailsTheInstanceWithPolicyNone() {
+    f.policy("none", "backoff: {type: None}");
+    f.kubelet.script("a-none", Run.exit(1, "Error", "network_timeout: upstream"));
+    f.instance("a-none", "none");
+    AgentInstance failed = f.awaitInstance("a-none", i -> i.getStatus().phase == Phase.Failed);
+    assertThat(failed.getStatus().lastDecision.reasonCode).isEqualTo("policy_none");
+    assertThat(failed.getStatus().lastDecision.action).isEqualTo("Fail");
+    assertThat(failed.getStatus().restarts).isZero();
+    assertThat(failed.getStatus().nextRestartAt).isNull();
+    assertThat(condition(failed, "Escalated").status).isEqualTo("True");
+    assertThat(condition(failed, "Ready").status).isEqualTo("False");
+    assertThat(condition(failed, "Escalated").message).contains("a-none-1", "policy_none");
+    noMorePodsThan("a-none", 1);
+    assertThat(f.podsEverCreated("a-none")).containsExactly("a-none-1");
+  }
+
+  @Test
+  void permanentMessageFailsWithContextAndChecklist() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("b-perm", Run.exit(1, "Error", "syntax_error: unexpected token at line 3"));
+    f.instance("b-perm", "fast");
+    AgentInstance failed = f.awaitInstance("b-perm", i -> i.getStatus().phase == Phase.Failed);
+    var st = failed.getStatus();
+    assertThat(st.terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
+    assertThat(st.lastDecision.reasonCode).isEqualTo("non_retryable_failure");
+    assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.ToolFailure);
+    assertThat(st.lastFailure.retryable).isFalse();
+    assertThat(st.lastFailure.exitCode).isEqualTo(1);
+    assertThat(st.lastFailure.pod).isEqualTo("b-perm-1");
+    StatusCondition escalated = condition(failed, "Escalated");
+    assertThat(escalated.status).isEqualTo("True");
+    assertThat(escalated.reason).isEqualTo("UnrecoverableError");
+    // the last failure's context ...
+    assertThat(escalated.message).contains("b-perm-1", "ToolFailure", "exit code 1",
+        "syntax_error: unexpected token at line 3");
+    // ... and the remediation checklist: what to inspect and how to continue
+    assertThat(escalated.message).contains("kubectl logs b-perm-1", "respawn.dev/resume",
+        "kubectl respawn resume b-perm --force");
+    StatusCondition ready = condition(failed, "Ready");
+    assertThat(ready.status).isEqualTo("False");
+    assertThat(ready.message).contains("b-perm-1", "syntax_error", "kubectl logs b-perm-1");
+    noMorePodsThan("b-perm", 1);
+    // the finished pod is kept for kubectl logs
+    assertThat(f.pod("b-perm-1")).isNotNull();
+    assertThat(f.events("b-perm")).anySatisfy(e -> {
+      assertThat(e.getReason()).isEqualTo("Escalated");
+      assertThat(e.getType()).isEqualTo("Warning");
+      assertThat(e.getNote()).contains("b-perm-1", "syntax_error", "kubectl logs b-perm-1", "respawn.dev/resume");
+    });
+  }
+
+  @Test
+  void podFailedWithoutTerminationStateEscalatesFailClosed() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("c-unknown", Run.runForever());
+    f.instance("c-unknown", "fast");
+    f.awaitInstance("c-unknown", i -> at(i, 1, Phase.Running));
+    // the pod fails with nothing usable: no container state, no reason, no message
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("c-unknown-1").editStatus(p -> {
+      p.getStatus().setPhase("Failed");
+      p.getStatus().setReason(null);
+      p.getStatus().setMessage(null);
+      p.getStatus().setContainerStatuses(List.of());
+      return p;
+    });
+    AgentInstance escalated = f.awaitInstance("c-unknown", i -> i.getStatus().phase == Phase.Escalated);
+    assertThat(escalated.getStatus().lastDecision.reasonCode).isEqualTo("resume_unknown_interruption_class");
+    assertThat(escalated.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Unknown);
+    assertThat(condition(escalated, "Escalated").status).isEqualTo("True");
+    assertThat(condition(escalated, "Escalated").message).contains("c-unknown-1", "Unknown");
+    noMorePodsThan("c-unknown", 1);
+  }
+
+  @Test
+  void ignoreRuleRestartsAtOnceWithoutCountingAFailure() {
+    // a one-hour backoff: a restart within the test proves the rule skipped it
+    f.policy("ignore", """
+        backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}
+        failureRules:
+        - name: flaky-tool
+          match: {exitCodes: [3]}
+          action: Ignore
+        """);
+    f.kubelet.script("d-ignore", Run.exit(3, "Error", "flaky tool"), Run.runForever());
+    f.instance("d-ignore", "ignore");
+    AgentInstance running = f.awaitInstance("d-ignore", i -> at(i, 2, Phase.Running));
+    var st = running.getStatus();
+    assertThat(st.attempt).isZero();
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(st.circuitBreaker.failureCount).isZero();
+    assertThat(st.circuitBreaker.state).isEqualTo(CircuitState.Closed);
+    assertThat(st.lastRestart.kind).isEqualTo("Ignored");
+    assertThat(st.lastRestart.pod).isEqualTo("d-ignore-2");
+    assertThat(st.history).singleElement().satisfies(r -> {
+      assertThat(r.outcome).isEqualTo("Ignored");
+      assertThat(r.exitCode).isEqualTo(3);
+    });
+    assertThat(f.podsEverCreated("d-ignore")).containsExactly("d-ignore-1", "d-ignore-2");
+  }
+
+  @Test
+  void maxRetriesExhaustedEscalatesAfterExactlyMaxRetriesRestarts() {
+    f.policy("two", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        maxRetries: 2
+        """);
+    f.kubelet.script("f-exhaust", Run.exit(1), Run.exit(1), Run.exit(1), Run.runForever());
+    f.instance("f-exhaust", "two");
+    AgentInstance escalated = f.awaitInstance("f-exhaust", i -> i.getStatus().phase == Phase.Escalated);
+    var st = escalated.getStatus();
+    assertThat(st.lastDecision.reasonCode).isEqualTo("retries_exhausted");
+    assertThat(st.terminalReason).isEqualTo(TerminalReason.RestartLimitExceeded);
+    assertThat(st.attempt).isEqualTo(3);
+    assertThat(st.restarts).isEqualTo(2);
+    assertThat(st.lastDecision.maxAttempts).isEqualTo(2);
+    assertThat(condition(escalated, "Escalated").message).contains("f-exhaust-3", "retries_exhausted");
+    noMorePodsThan("f-exhaust", 3);
+    assertThat(f.podsEverCreated("f-exhaust")).containsExactly("f-exhaust-1", "f-exhaust-2", "f-exhaust-3");
+    assertThat(f.kubelet.played()).filteredOn(p -> p.startsWith("f-exhaust-")).hasSize(3);
+  }
+
+  @Test
+  void restartLimitWindowEscalates() {
+    f.policy("window", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        maxRetries: 10
+        restartLimit: {maxRestarts: 2, window: 1h}
+        """);
+    f.kubelet.script("i-window", Run.exit(1), Run.exit(1), Run.exit(1), Run.runForever());
+    f.instance("i-window", "window");
+    AgentInstance escalated = f.awaitInstance("i-window", i -> i.getStatus().phase == Phase.Escalated);
+    var st = escalated.getStatus();
+    assertThat(st.lastDecision.reasonCode).isEqualTo("restart_limit_exceeded");
+    assertThat(st.terminalReason).isEqualTo(TerminalReason.RestartLimitExceeded);
+    assertThat(st.restarts).isEqualTo(2);
+    assertThat(st.recentRestarts).hasSize(2);
+    assertThat(st.attempt).isEqualTo(3);
+    assertThat(hasCondition(escalated, "Escalated", "True", "RestartLimitExceeded")).isTrue();
+    noMorePodsThan("i-window", 3);
+  }
+
+  @Test
+  void oomKilledIsCappedAtTwoRetries() {
+    f.policy("five", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        maxRetries: 5
+        """);
+    f.kubelet.script("k-oom", Run.oomKilled(), Run.oomKilled(), Run.oomKilled(), Run.runForever());
+    f.instance("k-oom", "five");
+    AgentInstance escalated = f.awaitInstance("k-oom", i -> i.getStatus().phase == Phase.Escalated);
+    var st = escalated.getStatus();
+    assertThat(st.lastDecision.reasonCode).isEqualTo("retries_exhausted");
+    assertThat(st.lastDecision.maxAttempts).isEqualTo(2);
+    assertThat(st.restarts).isEqualTo(2);
+    assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.ProcessCrash);
+    assertThat(st.lastFailure.failureReason).isEqualTo("ResourceExhaustion");
+    assertThat(st.lastFailure.reason).isEqualTo("OOMKilled");
+    assertThat(st.lastFailure.exitCode).isEqualTo(137);
+    noMorePodsThan("k-oom", 3);
+  }
+
+  @Test
+  void evictionIsAContextResetAndRestarts() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("k-evict", Run.evicted().after(Duration.ofMillis(100)), Run.runForever());
+    f.instance("k-evict", "fast");
+    AgentInstance running = f.awaitInstance("k-evict", i -> at(i, 2, Phase.Running));
+    var st = running.getStatus();
+    assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.ContextReset);
+    assertThat(st.lastFailure.reason).isEqualTo("Evicted");
+    assertThat(st.lastFailure.pod).isEqualTo("k-evict-1");
+    assertThat(st.attempt).isEqualTo(1);
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(st.lastRestart.kind).isEqualTo("Failure");
+    assertThat(f.podsEverCreated("k-evict")).containsExactly("k-evict-1", "k-evict-2");
+  }
+}

@@ -1,0 +1,209 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static dev.respawn.controller.OperatorFixture.hasCondition;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.api.v1alpha1.InstanceHeartbeatSpec;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.testsupport.Run;
+import dev.respawn.testsupport.SimulatedKubelet.Heartbeat;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.time.Duration;
+import java.util.Objects;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** api.md §5: the heartbeat Lease, the liveness gate (Ready), and the runs a heartbeat ends. */
+class HeartbeatScenarioTest {
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  Lease awaitLease(String name) {
+    return await().atMost(OperatorFixture.AT_MOST).until(() -> f.lease(name), Objects::nonNull);
+  }
+
+  @Test
+  void theOperatorCreatesTheLeaseOwnedByTheInstance() {
+    f.policy("plain", null);
+    AgentInstance created = f.instance("owned", "plain", spec -> {
+      spec.heartbeat = new InstanceHeartbeatSpec();
+      spec.heartbeat.leaseName = "owned-heartbeat";
+    });
+    Lease lease = awaitLease("owned-heartbeat");
+    assertThat(lease.getMetadata().getLabels()).containsEntry("respawn.dev/instance", "owned");
+    assertThat(lease.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+      assertThat(o.getKind()).isEqualTo("AgentInstance");
+      assertThat(o.getApiVersion()).isEqualTo("respawn.dev/v1alpha1");
+      assertThat(o.getName()).isEqualTo("owned");
+      assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid());
+      assertThat(o.getController()).isTrue();
+    });
+    assertThat(lease.getSpec().getHolderIdentity()).isNull();
+    f.awaitInstance("owned", i -> at(i, 1, Phase.Running));
+    assertThat(f.pod("owned-1").getSpec().getContainers().get(0).getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("RESPAWN_LEASE_NAME");
+      assertThat(e.getValue()).isEqualTo("owned-heartbeat");
+    });
+    // without heartbeat.timeout in the policy, Ready follows the pod's Ready condition
+    f.awaitInstance("owned", i -> hasCondition(i, "Ready", "True", "Healthy"));
+  }
+
+  @Test
+  void aPodThatNeverRenewsIsDeletedAndRestarted() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 1s}
+        """);
+    f.kubelet.script("silent", Run.runForever(), Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("silent", "hb");
+    AgentInstance healthy = f.awaitInstance("silent", i -> at(i, 2, Phase.Running)
+        && hasCondition(i, "Ready", "True", "Healthy"));
+    var st = healthy.getStatus();
+    assertThat(st.lastFailure.pod).isEqualTo("silent-1");
+    assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
+    assertThat(st.lastFailure.failureReason).isEqualTo("HealthCheckFailed");
+    assertThat(st.attempt).isEqualTo(1);
+    assertThat(st.heartbeat.verdict).isEqualTo(HealthVerdict.Healthy);
+    assertThat(f.pod("silent-1")).as("the stalled pod was deleted by the operator").isNull();
+    assertThat(f.podsEverCreated("silent")).containsExactly("silent-1", "silent-2");
+    assertThat(f.events("silent")).anySatisfy(e -> {
+      assertThat(e.getReason()).isEqualTo("HeartbeatStale");
+      assertThat(e.getType()).isEqualTo("Warning");
+    });
+  }
+
+  @Test
+  void aPodThatStopsRenewingIsDeletedAndRestarted() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 1s}
+        """);
+    f.kubelet.script("stops", Run.runForever().heartbeat(Duration.ofMillis(100)),
+        Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("stops", "hb");
+    f.awaitInstance("stops", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    // stays Ready while the renewals keep coming (well past the timeout)
+    f.holdsFor(Duration.ofMillis(1500), () -> f.get("stops"),
+        i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.kubelet.stopHeartbeats();
+    AgentInstance next = f.awaitInstance("stops", i -> at(i, 2, Phase.Running)
+        && hasCondition(i, "Ready", "True", "Healthy"));
+    assertThat(next.getStatus().lastFailure.pod).isEqualTo("stops-1");
+    assertThat(next.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
+    assertThat(next.getStatus().lastFailure.failureReason).isEqualTo("HealthCheckFailed");
+    assertThat(f.pod("stops-1")).isNull();
+  }
+
+  @Test
+  void aStallWithNoRetriesLeftEndsInStallTimeout() {
+    f.policy("once", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        maxRetries: 0
+        heartbeat: {timeout: 1s}
+        """);
+    f.kubelet.script("stall0", Run.runForever());
+    f.instance("stall0", "once");
+    AgentInstance escalated = f.awaitInstance("stall0", i -> i.getStatus().phase == Phase.Escalated);
+    assertThat(escalated.getStatus().terminalReason).isEqualTo(TerminalReason.StallTimeout);
+    assertThat(escalated.getStatus().lastDecision.reasonCode).isEqualTo("retries_exhausted");
+    assertThat(escalated.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("stall0-1") == null);
+    f.awaitInstance("stall0", i -> hasCondition(i, "Ready", "False", "RestartLimitExceeded"));
+    f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("stall0"), p -> p.size() == 1);
+  }
+
+  @Test
+  void aCrashedVerdictEndsTheRunAsAProcessCrash() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 20s}
+        """);
+    f.kubelet.script("crash", Run.runForever(), Run.runForever());
+    f.instance("crash", "hb");
+    f.awaitInstance("crash", i -> at(i, 1, Phase.Running));
+    f.kubelet.renew("crash", "crash-1", "Healthy");
+    f.awaitInstance("crash", i -> hasCondition(i, "Ready", "True", "Healthy"));
+    f.kubelet.renew("crash", "crash-1", "Crashed", "respawn.dev/detail", "segfault in tool runner");
+    AgentInstance next = f.awaitInstance("crash", i -> at(i, 2, Phase.Running));
+    var st = next.getStatus();
+    assertThat(st.lastFailure.pod).isEqualTo("crash-1");
+    assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.ProcessCrash);
+    assertThat(st.lastFailure.failureReason).isEqualTo("ProcessCrash");
+    assertThat(st.attempt).isEqualTo(1);
+    assertThat(f.pod("crash-1")).isNull();
+    // the Lease still says Crashed, held by crash-1: that says nothing about crash-2
+    f.holdsFor(Duration.ofMillis(700), () -> f.get("crash"), i -> at(i, 2, Phase.Running)
+        && hasCondition(i, "Ready", "False", "StaleHeartbeat") && i.getStatus().attempt == 1);
+    assertThat(f.podsEverCreated("crash")).containsExactly("crash-1", "crash-2");
+  }
+
+  @Test
+  void readyOnlyWhileHeartbeatsAreFreshAndHealthy() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 1s, startupGrace: 60s}
+        """);
+    f.kubelet.script("gate", Run.runForever(), Run.runForever());
+    f.instance("gate", "hb");
+    // running, but no heartbeat yet: not Ready
+    f.awaitInstance("gate", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "False", "StaleHeartbeat"));
+
+    Heartbeat healthy = f.kubelet.renewEvery(Duration.ofMillis(100), "gate", "gate-1", "Healthy");
+    AgentInstance ready = f.awaitInstance("gate", i -> hasCondition(i, "Ready", "True", "Healthy"));
+    assertThat(ready.getStatus().heartbeat.verdict).isEqualTo(HealthVerdict.Healthy);
+    assertThat(ready.getStatus().heartbeat.lastRenewTime).isNotNull();
+    healthy.stop();
+
+    Heartbeat ambiguous = f.kubelet.renewEvery(Duration.ofMillis(100), "gate", "gate-1", "Ambiguous");
+    AgentInstance unsure = f.awaitInstance("gate", i -> hasCondition(i, "Ready", "False", "AmbiguousState"));
+    assertThat(unsure.getStatus().heartbeat.verdict).isEqualTo(HealthVerdict.Ambiguous);
+    assertThat(unsure.getStatus().run).isEqualTo(1); // Ambiguous does not end the run
+    ambiguous.stop();
+
+    Heartbeat again = f.kubelet.renewEvery(Duration.ofMillis(100), "gate", "gate-1", "Healthy");
+    f.awaitInstance("gate", i -> hasCondition(i, "Ready", "True", "Healthy"));
+    again.stop();
+
+    // a Stalled verdict ends the run (Timeout / HealthCheckFailed)
+    f.kubelet.renew("gate", "gate-1", "Stalled");
+    AgentInstance next = f.awaitInstance("gate", i -> at(i, 2, Phase.Running));
+    assertThat(next.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
+    assertThat(next.getStatus().lastFailure.failureReason).isEqualTo("HealthCheckFailed");
+    assertThat(hasCondition(next, "Ready", "False", "StaleHeartbeat")).isTrue();
+  }
+
+  @Test
+  void renewalsByAnotherHolderAreIgnored() {
+    f.policy("once", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        maxRetries: 0
+        heartbeat: {timeout: 1s}
+        """);
+    f.kubelet.script("foreign", Run.runForever());
+    f.instance("foreign", "once");
+    awaitLease("foreign");
+    // someone else (a stale run) renews the Lease, healthy and often; the current pod never does
+    f.kubelet.renewEvery(Duration.ofMillis(100), "foreign", "foreign-0", "Healthy");
+    AgentInstance escalated = f.awaitInstance("foreign", i -> i.getStatus().phase == Phase.Escalated);
+    assertThat(escalated.getStatus().terminalReason).isEqualTo(TerminalReason.StallTimeout);
+    assertThat(escalated.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
+    assertThat(escalated.getStatus().heartbeat).as("no renewal was taken for the current pod's").isNull();
+    assertThat(f.lease("foreign").getSpec().getHolderIdentity()).isEqualTo("foreign-0");
+  }
+}

@@ -1,0 +1,168 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static dev.respawn.controller.OperatorFixture.condition;
+import static dev.respawn.controller.OperatorFixture.hasCondition;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.testsupport.Run;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * api.md §3 steps 1–3 and 5: suspend, a clean exit, the agent's own restart request (exit code 42), and
+ * a pod that cannot start.
+ */
+class LifecycleScenarioTest {
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  void suspend(String name, boolean suspend) {
+    f.edit(name, i -> {
+      i.getSpec().suspend = suspend;
+      return i;
+    });
+  }
+
+  @Test
+  void suspendDeletesThePodAndClearingItStartsANewRun() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("sus", Run.runForever(), Run.runForever());
+    f.instance("sus", "fast");
+    f.awaitInstance("sus", i -> at(i, 1, Phase.Running));
+
+    suspend("sus", true);
+    AgentInstance suspended = f.awaitInstance("sus", i -> i.getStatus().phase == Phase.Suspended);
+    assertThat(suspended.getStatus().terminalReason).isEqualTo(TerminalReason.OperatorShutdown);
+    assertThat(suspended.getStatus().nextRestartAt).isNull();
+    assertThat(hasCondition(suspended, "Ready", "False", "PodNotRunning")).isTrue();
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("sus-1") == null);
+    // suspended stays suspended: nothing is restarted
+    f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("sus"), p -> p.size() == 1);
+    assertThat(f.get("sus").getStatus().phase).isEqualTo(Phase.Suspended);
+    assertThat(f.get("sus").getStatus().history).singleElement()
+        .satisfies(r -> assertThat(r.outcome).isEqualTo("Stopped"));
+
+    suspend("sus", false);
+    AgentInstance resumed = f.awaitInstance("sus", i -> at(i, 2, Phase.Running));
+    assertThat(resumed.getStatus().terminalReason).isNull();
+    assertThat(resumed.getStatus().attempt).isZero();
+    assertThat(resumed.getStatus().lastRestart.previousPod).isEqualTo("sus-1");
+    assertThat(resumed.getStatus().lastRestart.pod).isEqualTo("sus-2");
+    assertThat(f.podsEverCreated("sus")).containsExactly("sus-1", "sus-2");
+  }
+
+  @Test
+  void suspendWhileInBackoffStartsNothing() {
+    f.policy("slow", "backoff: {type: Exponential, initialDelay: 1s, maxDelay: 1s}");
+    f.kubelet.script("sus-wait", Run.exit(1), Run.runForever());
+    f.instance("sus-wait", "slow");
+    f.awaitInstance("sus-wait", i -> i.getStatus().phase == Phase.Backoff);
+    suspend("sus-wait", true);
+    f.awaitInstance("sus-wait", i -> i.getStatus().phase == Phase.Suspended);
+    // the 1 s backoff has passed long before this ends: still one pod
+    f.holdsFor(Duration.ofMillis(1500), () -> f.podsEverCreated("sus-wait"), p -> p.size() == 1);
+    assertThat(f.get("sus-wait").getStatus().nextRestartAt).isNull();
+  }
+
+  @Test
+  void exitZeroSucceedsAndRestartsNothing() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("clean", Run.exit(0).after(Duration.ofMillis(100)), Run.runForever());
+    f.instance("clean", "fast");
+    AgentInstance done = f.awaitInstance("clean", i -> i.getStatus().phase == Phase.Succeeded);
+    var st = done.getStatus();
+    assertThat(st.terminalReason).isEqualTo(TerminalReason.CleanExit);
+    assertThat(st.restarts).isZero();
+    assertThat(st.attempt).isZero();
+    assertThat(st.lastFailure).isNull();
+    assertThat(st.history).singleElement().satisfies(r -> {
+      assertThat(r.outcome).isEqualTo("Success");
+      assertThat(r.exitCode).isZero();
+    });
+    assertThat(hasCondition(done, "Escalated", "False", "None")).isTrue();
+    assertThat(hasCondition(done, "Ready", "False", "PodNotRunning")).isTrue();
+    f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("clean"), p -> p.size() == 1);
+    assertThat(f.pod("clean-1").getStatus().getPhase()).isEqualTo("Succeeded");
+  }
+
+  @Test
+  void exitCode42RestartsAtOnceWithoutCountingAFailure() {
+    // a one-hour backoff and a circuit that opens on the first failure: a restart within the test
+    // proves exit code 42 was not counted as one
+    f.policy("hour", """
+        backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}
+        circuitBreaker: {failureThreshold: 1}
+        """);
+    f.kubelet.script("rr", Run.exit(42, "Error", "context window full: restart me"), Run.runForever());
+    f.instance("rr", "hour");
+    AgentInstance running = f.awaitInstance("rr", i -> at(i, 2, Phase.Running));
+    var st = running.getStatus();
+    assertThat(st.attempt).isZero();
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(st.circuitBreaker.state).isEqualTo(CircuitState.Closed);
+    assertThat(st.circuitBreaker.failureCount).isZero();
+    assertThat(st.circuitBreaker.trips).isZero();
+    assertThat(st.lastFailure).isNull();
+    assertThat(st.lastRestart.kind).isEqualTo("RestartRequest");
+    assertThat(st.lastRestart.reason).isEqualTo("context window full: restart me");
+    assertThat(st.lastRestart.previousPod).isEqualTo("rr-1");
+    assertThat(st.lastRestart.pod).isEqualTo("rr-2");
+    assertThat(st.history).singleElement().satisfies(r -> {
+      assertThat(r.outcome).isEqualTo("RestartRequest");
+      assertThat(r.exitCode).isEqualTo(42);
+    });
+    assertThat(hasCondition(running, "Recovering", "False", "Stable")).isTrue();
+    assertThat(f.podsEverCreated("rr")).containsExactly("rr-1", "rr-2");
+  }
+
+  @Test
+  void aCustomRestartRequestExitCodeIsHonoured() {
+    f.policy("custom", """
+        backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}
+        restartRequestExitCode: 7
+        """);
+    f.kubelet.script("rr7", Run.exit(7), Run.runForever());
+    f.instance("rr7", "custom");
+    AgentInstance running = f.awaitInstance("rr7", i -> at(i, 2, Phase.Running));
+    assertThat(running.getStatus().attempt).isZero();
+    assertThat(running.getStatus().lastRestart.kind).isEqualTo("RestartRequest");
+    assertThat(running.getStatus().lastRestart.reason).isEqualTo("exit code 7");
+  }
+
+  @Test
+  void aPodThatCannotStartShowsWhyAndFailsOnlyAfterTheStartupGrace() {
+    f.policy("grace", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 30s, startupGrace: 2s}
+        """);
+    f.kubelet.script("pull", Run.stuckPending("ErrImagePull", "image registry.example/agents/coder:1.4 not found"),
+        Run.runForever().heartbeat(Duration.ofMillis(200)));
+    f.instance("pull", "grace");
+    AgentInstance waiting = f.awaitInstance("pull", i -> hasCondition(i, "Ready", "False", "ErrImagePull"));
+    assertThat(waiting.getStatus().run).isEqualTo(1);
+    assertThat(waiting.getStatus().attempt).isZero();
+    assertThat(condition(waiting, "Ready").message).contains("not found");
+    AgentInstance next = f.awaitInstance("pull", i -> at(i, 2, Phase.Running));
+    assertThat(next.getStatus().lastFailure.pod).isEqualTo("pull-1");
+    assertThat(next.getStatus().lastFailure.failureReason).isEqualTo("InitializationFailed");
+    assertThat(next.getStatus().attempt).isEqualTo(1);
+    assertThat(f.pod("pull-1")).isNull();
+  }
+}

@@ -1,0 +1,117 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.testsupport.Run;
+import java.time.Duration;
+import java.util.HashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The singleton promise (never two live pods of one instance), pods that vanish, and failures counted
+ * once however often they are reported. Every test class checks "never two live pods" when its fixture
+ * closes; here it is the point of the test.
+ */
+class PodSafetyScenarioTest {
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  @Test
+  void aPodDeletedBySomeoneElseIsAContextResetAndRestarted() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("vanish", Run.deletedBySomeoneElse().after(Duration.ofMillis(200)), Run.runForever());
+    f.instance("vanish", "fast");
+    AgentInstance running = f.awaitInstance("vanish", i -> at(i, 2, Phase.Running));
+    var st = running.getStatus();
+    assertThat(st.lastFailure.pod).isEqualTo("vanish-1");
+    assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.ContextReset);
+    assertThat(st.attempt).isEqualTo(1);
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(f.podsEverCreated("vanish")).containsExactly("vanish-1", "vanish-2");
+    assertThat(f.history.violations()).isEmpty();
+    assertThat(f.history.maxLive("vanish")).isEqualTo(1);
+  }
+
+  @Test
+  void neverTwoLivePodsThroughManyKindsOfRestart() {
+    f.policy("fast", """
+        backoff: {type: Immediate}
+        maxRetries: 20
+        heartbeat: {timeout: 1s}
+        circuitBreaker: {failureThreshold: 100}
+        failureRules: # lifts the built-in caps (OOMKilled 2, Timeout 2)
+        - name: keep-going
+          match: {classes: [ToolFailure, ContextReset, ProcessCrash, Timeout]}
+          action: Retry
+          maxRetries: 20
+        """);
+    Duration hb = Duration.ofMillis(100);
+    f.kubelet.script("busy",
+        Run.exit(1).heartbeat(hb),
+        Run.deletedBySomeoneElse().heartbeat(hb),
+        Run.evicted().heartbeat(hb),
+        Run.exit(42).heartbeat(hb),
+        Run.oomKilled().after(Duration.ofMillis(50)).heartbeat(hb),
+        Run.runForever(), // never renews: ended by the operator for a stale heartbeat
+        Run.exit(1, "Error", "network_timeout").after(Duration.ofMillis(150)).heartbeat(hb),
+        Run.runForever().heartbeat(hb), // ended by a manual restart
+        Run.runForever().heartbeat(hb));
+    f.instance("busy", "fast");
+    f.awaitInstance("busy", i -> at(i, 8, Phase.Running));
+    f.annotate("busy", AgentInstance.RESTART_ANNOTATION, "one-more");
+    AgentInstance last = f.awaitInstance("busy", i -> at(i, 9, Phase.Running));
+    assertThat(last.getStatus().restarts).isEqualTo(8);
+    assertThat(f.podsEverCreated("busy")).hasSize(9);
+    assertThat(f.history.violations()).isEmpty();
+    assertThat(f.history.maxLive("busy")).isEqualTo(1);
+  }
+
+  @Test
+  void aFailureReportedAgainIsCountedOnce() {
+    f.policy("hour", "backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}");
+    f.kubelet.script("once", Run.exit(1, "Error", "temporary_error: flaky"), Run.runForever());
+    f.instance("once", "hour");
+    AgentInstance first = f.awaitInstance("once", i -> i.getStatus().phase == Phase.Backoff);
+    assertThat(first.getStatus().attempt).isEqualTo(1);
+
+    // the failed pod is updated again and again: a label, a status rewrite, another status rewrite
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("once-1").edit(p -> {
+      var labels = new HashMap<>(p.getMetadata().getLabels());
+      labels.put("touched", "yes");
+      p.getMetadata().setLabels(labels);
+      return p;
+    });
+    for (String message : new String[] {"again", "and again"}) {
+      f.client.pods().inNamespace(OperatorFixture.NS).withName("once-1").editStatus(p -> {
+        p.getStatus().setMessage(message);
+        p.getStatus().getContainerStatuses().get(0).getState().getTerminated()
+            .setMessage("temporary_error: " + message);
+        return p;
+      });
+    }
+    AgentInstance after = f.holdsFor(Duration.ofMillis(700), () -> f.get("once"),
+        i -> i.getStatus().phase == Phase.Backoff && i.getStatus().attempt == 1);
+    var st = after.getStatus();
+    assertThat(st.circuitBreaker.failureCount).isEqualTo(1);
+    assertThat(st.history).hasSize(1);
+    assertThat(st.lastFailure.message).isEqualTo("temporary_error: flaky");
+    assertThat(st.lastDecision.at).isEqualTo(first.getStatus().lastDecision.at);
+    assertThat(st.nextRestartAt).isEqualTo(first.getStatus().nextRestartAt);
+    assertThat(f.podsEverCreated("once")).containsExactly("once-1");
+  }
+}

@@ -1,0 +1,101 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static dev.respawn.controller.OperatorFixture.condition;
+import static dev.respawn.controller.OperatorFixture.hasCondition;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.StatusCondition;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** api.md §1 status and §9: invalid and missing policies restart nothing; the policy's own status. */
+class PolicyScenarioTest {
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  static boolean hasAccepted(AgentRestartPolicy p, String status, String reason) {
+    StatusCondition c = condition(p, "Accepted");
+    return c != null && status.equals(c.status) && reason.equals(c.reason);
+  }
+
+  @Test
+  void anInvalidPolicyIsRefusedAndStartsNothingUntilFixed() {
+    // the mock API server does not validate: this is a spec the CRD schema would have refused
+    f.policy("broken", "maxRetries: 5000");
+    AgentRestartPolicy refused = f.awaitPolicy("broken", p -> condition(p, "Accepted") != null);
+    StatusCondition accepted = condition(refused, "Accepted");
+    assertThat(accepted.status).isEqualTo("False");
+    assertThat(accepted.reason).isEqualTo("InvalidSpec");
+    assertThat(accepted.message).contains("spec.maxRetries", "must be between 0 and 1000", "5000");
+    assertThat(refused.getStatus().observedGeneration).isEqualTo(refused.getMetadata().getGeneration());
+
+    f.instance("uses-broken", "broken");
+    AgentInstance blocked = f.awaitInstance("uses-broken", i -> hasCondition(i, "Ready", "False", "PolicyInvalid"));
+    assertThat(condition(blocked, "Ready").message).contains("broken", "spec.maxRetries");
+    assertThat(blocked.getStatus().phase).isEqualTo(Phase.Pending);
+    f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("uses-broken"), p -> p.isEmpty());
+    assertThat(f.pods("uses-broken")).isEmpty();
+    assertThat(f.events("broken")).anySatisfy(e -> {
+      assertThat(e.getReason()).isEqualTo("PolicyInvalid");
+      assertThat(e.getNote()).contains("spec.maxRetries");
+    });
+
+    f.editPolicy("broken", p -> {
+      p.getSpec().maxRetries = 3;
+      return p;
+    });
+    AgentRestartPolicy fixed = f.awaitPolicy("broken", p -> hasAccepted(p, "True", "Valid"));
+    assertThat(fixed.getStatus().observedGeneration).isEqualTo(fixed.getMetadata().getGeneration()).isEqualTo(2L);
+    AgentInstance running = f.awaitInstance("uses-broken", i -> at(i, 1, Phase.Running));
+    assertThat(f.podsEverCreated("uses-broken")).containsExactly("uses-broken-1");
+    f.awaitInstance("uses-broken", i -> hasCondition(i, "Ready", "True", "Healthy"));
+  }
+
+  @Test
+  void aMissingPolicyStartsNothingUntilItIsCreated() {
+    f.instance("early", "later");
+    AgentInstance blocked = f.awaitInstance("early", i -> hasCondition(i, "Ready", "False", "PolicyNotFound"));
+    assertThat(condition(blocked, "Ready").message).contains("later");
+    f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("early"), p -> p.isEmpty());
+
+    f.policy("later", "backoff: {type: Linear, initialDelay: 1s, maxDelay: 5s}");
+    f.awaitInstance("early", i -> at(i, 1, Phase.Running));
+    assertThat(f.podsEverCreated("early")).containsExactly("early-1");
+  }
+
+  @Test
+  void thePolicyStatusCountsItsInstancesAndItsTotalRetryTime() {
+    f.policy("defaults", null);
+    AgentRestartPolicy valid = f.awaitPolicy("defaults", p -> hasAccepted(p, "True", "Valid"));
+    assertThat(valid.getStatus().totalRetryTime).isEqualTo("14s"); // 2s + 4s + 8s
+    assertThat(valid.getStatus().observedGeneration).isEqualTo(valid.getMetadata().getGeneration());
+    assertThat(valid.getStatus().instances).isZero();
+
+    f.instance("one", "defaults");
+    f.instance("two", "defaults");
+    f.instance("other", null);
+    f.awaitPolicy("defaults", p -> Integer.valueOf(2).equals(p.getStatus().instances));
+    f.awaitInstance("one", i -> at(i, 1, Phase.Running));
+    f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS).withName("one").delete();
+    f.awaitPolicy("defaults", p -> Integer.valueOf(1).equals(p.getStatus().instances));
+
+    f.policy("linear", "backoff: {type: Linear, initialDelay: 1s, maxDelay: 10s}\nmaxRetries: 4");
+    AgentRestartPolicy linear = f.awaitPolicy("linear", p -> hasAccepted(p, "True", "Valid"));
+    assertThat(linear.getStatus().totalRetryTime).isEqualTo("10s"); // 1 + 2 + 3 + 4
+  }
+}
