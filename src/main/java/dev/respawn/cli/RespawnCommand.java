@@ -14,11 +14,28 @@ public final class RespawnCommand {
   private RespawnCommand() {}
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new RespawnCommand()).execute(withDefaultCommand(args)));
+    CommandLine cli = new CommandLine(new RespawnCommand());
+    System.exit(cli.execute(withDefaultCommand(args, cli.getSubcommands().keySet())));
   }
 
-  /** No command, or only flags: the operator, as api.md §10 says. */
+  /** {@link #withDefaultCommand(String[], java.util.Set)} with this CLI's commands. */
   static String[] withDefaultCommand(String[] args) {
+    return withDefaultCommand(args, new CommandLine(new RespawnCommand()).getSubcommands().keySet());
+  }
+
+  /**
+   * No command, or only flags: the operator, as api.md §10 says. Options written before the command
+   * ({@code kubectl respawn -n agents status coder}) are moved after it, where they belong.
+   */
+  static String[] withDefaultCommand(String[] args, java.util.Set<String> commands) {
+    for (int i = 1; i < args.length; i++) {
+      if (commands.contains(args[i]) && args[0].startsWith("-")) {
+        List<String> all = new ArrayList<>(List.of(args[i]));
+        all.addAll(List.of(args).subList(0, i));
+        all.addAll(List.of(args).subList(i + 1, args.length));
+        return all.toArray(String[]::new);
+      }
+    }
     boolean topLevelFlag = args.length > 0 && List.of("-h", "--help", "-V", "--version").contains(args[0]);
     if (args.length == 0 || (args[0].startsWith("-") && !topLevelFlag)) {
       List<String> all = new ArrayList<>(List.of("operator"));

@@ -1,0 +1,30 @@
+package dev.respawn.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class RespawnCommandTest {
+  static final Set<String> COMMANDS = Set.of("operator", "status", "restart");
+
+  @Test
+  void noCommandMeansTheOperator() {
+    assertThat(RespawnCommand.withDefaultCommand(new String[0], COMMANDS)).containsExactly("operator");
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"--tier", "Teams"}, COMMANDS))
+        .containsExactly("operator", "--tier", "Teams");
+  }
+
+  @Test
+  void optionsBeforeTheCommandMoveAfterIt() {
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"-n", "agents", "status", "coder"}, COMMANDS))
+        .containsExactly("status", "-n", "agents", "coder");
+  }
+
+  @Test
+  void commandsAndTopLevelFlagsStayAsGiven() {
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"status", "coder"}, COMMANDS))
+        .containsExactly("status", "coder");
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"--help"}, COMMANDS)).containsExactly("--help");
+  }
+}
