@@ -183,7 +183,7 @@ public final class SimulateCommand implements Callable<Integer> {
           + "cluster");
     }
     if (file != null) {
-      return PolicyFile.read(readFile(file, "policy file"), file, policyName);
+      return PolicyFile.read(readFile(file, "policy file"), "-".equals(file) ? "stdin" : file, policyName);
     }
     return fromCluster();
   }

@@ -63,10 +63,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     leases = new InformerEventSource<>(InformerEventSourceConfiguration.from(Lease.class, AgentInstance.class)
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
         .withSecondaryToPrimaryMapper(l -> Set.of(owner(l)))
-        .withOnUpdateFilter((newer, older) -> {
-          renewals.observe(newer);
-          return HeartbeatLeases.meaningfulChange(newer, older);
-        }).build(), context);
+        .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
     resolver = new PolicyResolver(settings, id -> policies.get(id));
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")

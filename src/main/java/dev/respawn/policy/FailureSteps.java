@@ -135,7 +135,7 @@ final class FailureSteps {
       resume = ResumeEligibility.evaluate(p.resume(), cls, lease, s.resume.attempts(), plain);
       s.resume = new ResumeInfo(lease == null ? null : lease.checkpoint(), lease == null ? null
           : lease.checkpointStatus(), lease == null ? null : lease.stepIdempotent(), resume.eligible(),
-          resume.reasonCode(), resume.eligible() ? secondsUp(max(plain, resume.cooldown())) : 0, s.resume.attempts());
+          resume.reasonCode(), resume.eligible() ? secondsUp(resume.cooldown()) : 0, s.resume.attempts());
       d.notice(Notice.normal("ResumeDecision", "Resume " + (resume.eligible() ? "eligible" : "not eligible") + ": "
           + resume.reasonCode()));
       if (p.resume().mode() == ResumeMode.Require && !resume.eligible()) {

@@ -77,22 +77,24 @@ public final class LivenessGate {
   }
 
   private static Judgement judgeRunning(RestartPolicy policy, HeartbeatInfo hb, PodView pod, Instant now) {
+    HealthVerdict verdict = hb == null ? HealthVerdict.Unknown : hb.verdict();
+    // the agent's own Stalled/Crashed verdict ends the run whether or not heartbeats are required
+    if (verdict == HealthVerdict.Stalled || verdict == HealthVerdict.Crashed) {
+      Liveness l = new Liveness(false, UNHEALTHY_VERDICT, "the agent reported " + verdict + detail(hb));
+      EndingKind kind = verdict == HealthVerdict.Stalled ? EndingKind.HEARTBEAT_STALLED : EndingKind.HEARTBEAT_CRASHED;
+      return new Judgement(Optional.of(kind), l, Optional.empty());
+    }
     Optional<Duration> timeout = policy.heartbeat().timeout();
     if (timeout.isEmpty()) {
       Liveness l = pod.ready() ? new Liveness(true, HEALTHY, "pod " + pod.name() + " is ready")
           : new Liveness(false, POD_NOT_READY, "pod " + pod.name() + " is running but not ready");
       return new Judgement(Optional.empty(), l, Optional.empty());
     }
-    HealthVerdict verdict = hb == null ? HealthVerdict.Unknown : hb.verdict();
-    if (verdict == HealthVerdict.Stalled || verdict == HealthVerdict.Crashed) {
-      Liveness l = new Liveness(false, UNHEALTHY_VERDICT, "the agent reported " + verdict + detail(hb));
-      EndingKind kind = verdict == HealthVerdict.Stalled ? EndingKind.HEARTBEAT_STALLED : EndingKind.HEARTBEAT_CRASHED;
-      return new Judgement(Optional.of(kind), l, Optional.empty());
-    }
     Instant started = pod.startedAt() != null ? pod.startedAt() : pod.createdAt();
     Instant graceEnd = started == null ? now : started.plus(policy.heartbeat().startupGrace().orElse(timeout.get()));
     Instant seen = hb == null ? null : hb.observedAt();
-    Instant deadline = seen == null ? graceEnd : later(seen.plus(timeout.get()), graceEnd);
+    // startupGrace is the time to the first heartbeat; after it, each heartbeat is good for one timeout
+    Instant deadline = seen == null ? graceEnd : seen.plus(timeout.get());
     if (now.isAfter(deadline)) {
       String why = seen == null ? "no heartbeat within the startup grace"
           : "no heartbeat change seen since " + seen + " (timeout " + GoDuration.format(timeout.get()) + ")";
@@ -112,10 +114,6 @@ public final class LivenessGate {
 
   private static String detail(HeartbeatInfo hb) {
     return hb == null || hb.detail() == null || hb.detail().isEmpty() ? "" : ": " + hb.detail();
-  }
-
-  private static Instant later(Instant a, Instant b) {
-    return a.isAfter(b) ? a : b;
   }
 
   /** The gate's verdict on the current run. */

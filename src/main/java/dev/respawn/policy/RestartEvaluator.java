@@ -137,7 +137,11 @@ public final class RestartEvaluator {
     boolean sequenceOpen = s.attempt > 0 || s.circuit.state() != CircuitState.Closed || s.resume.attempts() > 0;
     if (s.phase == Phase.Running && sequenceOpen && s.runStartedAt != null) {
       Instant healthyAt = s.runStartedAt.plus(p.resetAfter());
-      if (!d.now.isBefore(healthyAt) && j.liveness().ready()) {
+      // with heartbeats, "healthy for resetAfter" needs a heartbeat seen after that point too: an agent
+      // that renewed once and hung must not end its failure sequence just because resetAfter <= timeout
+      boolean heardSince = p.heartbeat().timeout().isEmpty() || (s.heartbeat != null
+          && s.heartbeat.observedAt() != null && !s.heartbeat.observedAt().isBefore(healthyAt));
+      if (!d.now.isBefore(healthyAt) && j.liveness().ready() && heardSince) {
         endSequence(d);
       } else {
         d.wakeAt(healthyAt.isAfter(d.now) ? healthyAt : j.nextCheck().orElse(null));

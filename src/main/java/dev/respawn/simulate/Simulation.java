@@ -43,7 +43,7 @@ public final class Simulation {
   /** Virtual t=0: the first run starts here. Event messages print instants, so epoch + t reads as t. */
   public static final Instant T0 = Instant.EPOCH;
   static final String INSTANCE = "agent";
-  private static final int MAX_WAKEUPS = 100_000;
+  private static final int MAX_WAKEUPS = 1_000_000;
 
   private final RestartPolicy policy;
   private final RestartEvaluator evaluator;
@@ -75,10 +75,6 @@ public final class Simulation {
     this.namespace = namespace;
   }
 
-  public Simulation(RestartPolicy policy, long seed) {
-    this(policy, RestartEvaluator.builtIn(), seed, "default");
-  }
-
   /**
    * Compiles a policy with the operator's rules, applies the tier's soft gate and plays the story with
    * the tier's decision core.
@@ -98,12 +94,6 @@ public final class Simulation {
         gated.restriction().orElse(null), PolicySummary.describe(served));
     return new Simulation(served, RestartEvaluator.forTier(tier), used, ns).run(story, info,
         seed != null || jitter ? used : null);
-  }
-
-  /** Plays the story with a placeholder policy description (for tests). */
-  public SimulationReport run(Story story) {
-    return run(story, new PolicyInfo("policy", namespace, "-", "Enterprise", null, PolicySummary.describe(policy)),
-        null);
   }
 
   /**
@@ -378,7 +368,8 @@ public final class Simulation {
         failed && failure.rule() != null && !failure.rule().isEmpty() ? failure.rule() : null,
         decision == null ? null : decision.action(), decision == null ? null : decision.reasonCode(),
         delay, delaySeconds, nextStart, nextStartSeconds, state.attempt,
-        failed && decision != null ? decision.maxAttempts() : null, state.circuit.state().name(),
+        failed && decision != null && !"failure_ignored".equals(decision.reasonCode()) ? decision.maxAttempts()
+            : null, state.circuit.state().name(),
         state.phase.name(), state.terminalReason == null ? null : state.terminalReason.name(), checkpoint,
         List.copyOf(rowNotes), List.copyOf(events));
   }

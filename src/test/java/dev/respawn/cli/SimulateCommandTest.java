@@ -40,7 +40,7 @@ class SimulateCommandTest {
     CommandLine cli = new CommandLine(RespawnCommand.class);
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
-    int code = cli.execute(RespawnCommand.withDefaultCommand(args));
+    int code = cli.execute(args);
     return new Result(code, out.toString(), err.toString());
   }
 
@@ -142,6 +142,20 @@ class SimulateCommandTest {
         "Outcome:  Healthy");
     assertThat(run("simulate", "-f", EXAMPLE, "--story", "missing.yaml").err())
         .isEqualTo("error: story file missing.yaml not found\n");
+  }
+
+  @Test
+  void aPolicyOnStandardInput() throws Exception {
+    var stdin = System.in;
+    try {
+      System.setIn(Files.newInputStream(Path.of("examples/04-restart-request-exit-42.yaml")));
+      Result r = run("simulate", "-f", "-", "--story", "exit:42,exit:1");
+
+      assertThat(r.exitCode()).as(r.err()).isZero();
+      assertThat(r.out()).contains("agents/self-restarting (stdin)", "restart_requested");
+    } finally {
+      System.setIn(stdin);
+    }
   }
 
   @Test

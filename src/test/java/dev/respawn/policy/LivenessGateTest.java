@@ -151,4 +151,40 @@ class LivenessGateTest {
     s.reconcile();
     assertThat(s.state.heartbeat.detail().getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(512);
   }
+
+  @Test
+  void anAgentThatRenewedOnceAndHungNeverEndsItsFailureSequence() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.exit(1);
+    s.restartAndRun();
+    s.heartbeat(HealthVerdict.Healthy); // one renewal, then the agent hangs
+    s.advance(Duration.ofSeconds(60)); // resetAfter (60s) passes while the heartbeat is still fresh
+    Decision atResetAfter = s.reconcile();
+    assertThat(s.state.attempt).as("no heartbeat since resetAfter began: not proven healthy").isEqualTo(1);
+    assertThat(atResetAfter.notices()).extracting(Decision.Notice::reason).doesNotContain("RestartSucceeded");
+    s.advance(Duration.ofMillis(1));
+    Decision stale = s.reconcile();
+    assertThat(stale.deletePod()).isTrue();
+    assertThat(s.state.attempt).isEqualTo(2);
+  }
+
+  @Test
+  void aHeartbeatAfterResetAfterEndsTheFailureSequence() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.exit(1);
+    s.restartAndRun();
+    s.heartbeat(HealthVerdict.Healthy);
+    s.advance(Duration.ofSeconds(61));
+    s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile();
+    assertThat(s.state.attempt).isZero();
+  }
+
+  @Test
+  void stalledAndCrashedVerdictsEndTheRunEvenWithoutAHeartbeatTimeout() {
+    AgentSim s = new AgentSim(AgentSim.policy(new AgentRestartPolicySpec())).started();
+    s.heartbeat(HealthVerdict.Crashed);
+    assertThat(s.reconcile().deletePod()).isTrue();
+    assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.ProcessCrash);
+  }
 }

@@ -191,6 +191,22 @@ class SimulationTest {
   }
 
   @Test
+  void anIgnoreRuleRestartsAtOnceWithoutCounting() throws Exception {
+    SimulationReport r = simulate("""
+        failureRules:
+        - {name: flaky-tool, match: {exitCodes: [3]}, action: Ignore}
+        """, "exit:1,exit:3,exit:1");
+
+    Row ignored = r.runs().get(1);
+    assertThat(ignored.reasonCode()).isEqualTo("failure_ignored");
+    assertThat(ignored.rule()).isEqualTo("flaky-tool");
+    assertThat(ignored.attempt()).isEqualTo(1);
+    assertThat(ignored.maxAttempts()).isNull();
+    assertThat(ignored.delay()).isEqualTo("0s");
+    assertThat(r.runs().get(2).attempt()).isEqualTo(2);
+  }
+
+  @Test
   void theSameSeedGivesTheSameJitterAnotherSeedAnotherOne() throws Exception {
     PolicyFile.Loaded jittery = policy("backoff: {initialDelay: 10s, jitter: 0.25, maxDelay: 10s}\nmaxRetries: 3");
     String story = "exit:1,exit:1,exit:1";

@@ -11,6 +11,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -56,6 +58,7 @@ public final class MockApi implements AutoCloseable, BeforeAllCallback, AfterAll
   private final RequestLog requests = new RequestLog();
   private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
   private Server server;
+  private FaultingDispatcher faulting;
   private KubernetesClient client;
   private boolean perTest;
 
@@ -77,8 +80,8 @@ public final class MockApi implements AutoCloseable, BeforeAllCallback, AfterAll
     MOCK_SERVER_LOG.setLevel(Level.OFF);
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     MockWebServer webServer = new MockWebServer();
-    server = new Server(webServer, responses,
-        requests.recording(new KubernetesMixedDispatcher(responses), webServer));
+    faulting = new FaultingDispatcher(new KubernetesMixedDispatcher(responses));
+    server = new Server(webServer, responses, requests.recording(faulting, webServer));
     server.init(InetAddress.getLoopbackAddress(), 0);
     client = newClient();
     crds().forEach(crd -> client.resource(crd).create());
@@ -109,6 +112,23 @@ public final class MockApi implements AutoCloseable, BeforeAllCallback, AfterAll
   public KubernetesMockServer server() {
     requireStarted();
     return server;
+  }
+
+  /**
+   * Injects faults: {@code hook} sees every request before and after the server handles it (and may
+   * answer in its place); {@link ApiFaults#NONE} ends it. The {@link #requests() log} records what the
+   * client got.
+   */
+  public MockApi faults(ApiFaults hook) {
+    requireStarted();
+    faulting.faults(hook);
+    return this;
+  }
+
+  /** Closes, from the server's side, the open watch connections whose request matches; returns how many. */
+  public int dropWatches(Predicate<RecordedRequest> which) {
+    requireStarted();
+    return faulting.dropWatches(which);
   }
 
   /** The API server's URL, e.g. {@code http://localhost:40123/}. */

@@ -14,8 +14,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-/** What a kubelet writes into a pod's status at each step; pure functions on a pod object. */
-final class PodStatuses {
+/**
+ * What a kubelet writes into a pod's status at each step; pure functions on a pod object (they change
+ * and return the pod given).
+ */
+public final class PodStatuses {
   static final String RUNNING = "Running";
   static final String PENDING = "Pending";
   static final String SUCCEEDED = "Succeeded";
@@ -57,7 +60,7 @@ final class PodStatuses {
   }
 
   /** Running and Ready: every container running since now. */
-  static Pod running(Pod pod, Instant now) {
+  public static Pod running(Pod pod, Instant now) {
     PodStatus s = status(pod);
     String at = timestamp(now);
     s.setPhase(RUNNING);
@@ -83,7 +86,8 @@ final class PodStatuses {
    * Terminates the named container (null: every container) with this exit code, reason and message. The
    * phase follows: Succeeded when all containers exited 0, Failed when all ended and one did not, else Running.
    */
-  static Pod terminated(Pod pod, String container, int exitCode, String reason, String message, Instant now) {
+  public static Pod terminated(Pod pod, String container, int exitCode, String reason, String message,
+      Instant now) {
     PodStatus s = status(pod);
     String at = timestamp(now);
     if (s.getStartTime() == null) {

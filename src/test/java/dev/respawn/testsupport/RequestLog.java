@@ -26,8 +26,19 @@ import java.util.stream.Collectors;
 public final class RequestLog {
   static final Set<String> WRITE_VERBS = Set.of("POST", "PUT", "PATCH", "DELETE");
 
-  /** One answered request. resource is {@code plural[.group][/subresource]}, "" for non-resource paths. */
-  public record Request(String verb, String path, String resource, int code) {
+  /**
+   * One answered request. resource is {@code plural[.group][/subresource]}, "" for non-resource paths;
+   * userAgent is the client's User-Agent header ("" when absent: set one per client with
+   * {@code api.newClient(b -> b.withUserAgent("operator"))} to tell clients apart); startNanos is
+   * {@link System#nanoTime()} when the dispatcher took the request and durationNanos how long it took to
+   * answer (waiting for the mock's global lock included).
+   */
+  public record Request(String verb, String path, String resource, int code, String userAgent, long startNanos,
+      long durationNanos) {
+    public Request(String verb, String path, String resource, int code) {
+      this(verb, path, resource, code, "", 0, 0);
+    }
+
     public boolean isWrite() {
       return WRITE_VERBS.contains(verb);
     }
@@ -47,9 +58,13 @@ public final class RequestLog {
     return new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
+        long start = System.nanoTime();
         MockResponse response = delegate.dispatch(request);
+        long took = System.nanoTime() - start;
         String verb = request.getMethod().toUpperCase(Locale.ROOT);
-        requests.add(new Request(verb, request.getPath(), resourceOf(request.getPath()), response.code()));
+        String agent = request.getHeader("User-Agent");
+        requests.add(new Request(verb, request.getPath(), resourceOf(request.getPath()), response.code(),
+            agent == null ? "" : agent, start, took));
         forgetOne(server);
         return response;
       }
@@ -85,6 +100,17 @@ public final class RequestLog {
 
   public long writeCount() {
     return requests.stream().filter(Request::isWrite).count();
+  }
+
+  /** The writes of the client with this User-Agent, grouped by "VERB resource", sorted. */
+  public Map<String, Long> writesByResource(String userAgent) {
+    return requests.stream().filter(r -> r.isWrite() && r.userAgent().equals(userAgent))
+        .collect(Collectors.groupingBy(Request::key, TreeMap::new, Collectors.counting()));
+  }
+
+  /** How many writes the client with this User-Agent made so far. */
+  public long writeCount(String userAgent) {
+    return requests.stream().filter(r -> r.isWrite() && r.userAgent().equals(userAgent)).count();
   }
 
   /** How many requests with this verb addressed this resource, e.g. {@code count("POST", "pods")}. */
