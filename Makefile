@@ -3,7 +3,7 @@ MVN ?= mvn -B
 MAVEN_ARGS ?=
 REALAPI ?= ../shared/tools/realapi
 
-.PHONY: build test crds bench test-realapi clean image image-tar
+.PHONY: build test crds bench test-realapi clean sandbox image image-tar
 
 ## build: the runnable jar, target/respawn.jar
 build:
@@ -42,3 +42,8 @@ test-realapi:
 
 clean:
 	$(MVN) clean
+
+## sandbox: the no-cluster sandbox (local API server, operator, simulated kubelet, examples/)
+sandbox:
+	$(MVN) $(MAVEN_ARGS) -q -Dmaven.test.skip=true package
+	java -jar target/respawn.jar sandbox $(SANDBOX_ARGS)

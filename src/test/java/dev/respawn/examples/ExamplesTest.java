@@ -7,7 +7,7 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.policy.PolicyCompiler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -23,9 +23,16 @@ class ExamplesTest {
     return Files.list(Path.of("examples")).filter(p -> p.toString().endsWith(".yaml")).sorted();
   }
 
+  static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  static {
+    SERIALIZATION.registerKubernetesResource(AgentRestartPolicy.class);
+    SERIALIZATION.registerKubernetesResource(AgentInstance.class);
+  }
+
   static List<HasMetadata> load(Path file) throws IOException {
     try (InputStream in = Files.newInputStream(file)) {
-      Object parsed = Serialization.unmarshal(in);
+      Object parsed = SERIALIZATION.unmarshal(in);
       return parsed instanceof List<?> l ? l.stream().map(HasMetadata.class::cast).toList()
           : List.of((HasMetadata) parsed);
     }
@@ -48,6 +55,9 @@ class ExamplesTest {
     List<HasMetadata> objects = load(file);
     List<AgentRestartPolicy> policies = objects.stream().filter(AgentRestartPolicy.class::isInstance)
         .map(AgentRestartPolicy.class::cast).toList();
+    long respawnKinds = objects.stream().filter(o -> o.getApiVersion().startsWith("respawn.dev/")).count();
+    assertThat(policies.size() + objects.stream().filter(AgentInstance.class::isInstance).count())
+        .as("every respawn.dev object is read as its Java type").isEqualTo(respawnKinds);
     for (AgentRestartPolicy p : policies) {
       assertThat(PolicyCompiler.compile(p.getSpec())).isNotNull();
     }

@@ -1,0 +1,127 @@
+package dev.respawn.sandbox;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.DecisionStatus;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Tells what happens to the sandbox's agents, one line per change seen in their status (a run
+ * started, a decision made, the circuit moved, a failure sequence ended), and prints a
+ * {@code kubectl get agentinstances}-style table.
+ */
+public final class Narrator {
+  private final PrintWriter out;
+  private final InstantSource clock;
+  private final Instant start;
+
+  public Narrator(PrintWriter out, InstantSource clock) {
+    this.out = out;
+    this.clock = clock;
+    this.start = clock.instant();
+  }
+
+  /** Narrates the difference between two versions of an instance (old may be null). */
+  public synchronized void changed(AgentInstance old, AgentInstance now) {
+    AgentInstanceStatus a = old == null || old.getStatus() == null ? new AgentInstanceStatus() : old.getStatus();
+    AgentInstanceStatus b = now.getStatus();
+    if (b == null) {
+      return;
+    }
+    String name = now.getMetadata().getName();
+    DecisionStatus d = b.lastDecision;
+    if (d != null && (a.lastDecision == null || !Objects.equals(a.lastDecision.at, d.at)
+        || !Objects.equals(a.lastDecision.reasonCode, d.reasonCode))) {
+      say(name, decision(b, d));
+    }
+    if (b.run != null && !Objects.equals(a.run, b.run)) {
+      String how = b.run == 1 ? "first run" : "run " + b.run + " started";
+      if (b.lastRestart != null && b.run > 1) {
+        how += " (" + b.lastRestart.kind + (b.lastRestart.resumeCheckpoint != null
+            ? ", resuming from checkpoint " + b.lastRestart.resumeCheckpoint : "") + ")";
+      }
+      say(name, how + ": pod " + b.currentPod);
+    }
+    String circuitA = a.circuitBreaker == null ? "Closed" : String.valueOf(a.circuitBreaker.state);
+    String circuitB = b.circuitBreaker == null ? "Closed" : String.valueOf(b.circuitBreaker.state);
+    if (!circuitA.equals(circuitB)) {
+      say(name, "circuit breaker " + circuitA + " -> " + circuitB);
+    }
+    if (a.attempt != null && a.attempt > 0 && b.attempt != null && b.attempt == 0 && d != null
+        && !"resumed".equals(d.reasonCode)) {
+      say(name, "healthy for resetAfter: the failure sequence is over (RestartSucceeded)");
+    }
+  }
+
+  private String decision(AgentInstanceStatus s, DecisionStatus d) {
+    String failure = s.lastFailure == null ? "" : s.lastFailure.failureClass + "/" + s.lastFailure.failureReason
+        + (s.lastFailure.exitCode != null ? " exit " + s.lastFailure.exitCode : "")
+        + (s.lastFailure.message != null ? " \"" + s.lastFailure.message + "\"" : "");
+    return switch (d.reasonCode == null ? "" : d.reasonCode) {
+      case "restart_scheduled", "resume_blocked_cooldown" -> "failed (" + failure + "): " + d.reasonCode
+          + ", attempt " + d.attempt + "/" + d.maxAttempts + ", next run in " + seconds(d.delaySeconds);
+      case "circuit_open" -> "failed (" + failure + "): circuit_open - " + ("Escalated".equals(String.valueOf(s.phase))
+          ? "latched: Escalated until an operator resumes it" : "next run is the HalfOpen trial in "
+          + seconds(d.delaySeconds));
+      case "restart_requested" -> "asked for its own restart (exit code 42: \""
+          + (s.lastRestart == null ? "" : s.lastRestart.reason) + "\"): restarted at once, not a failure";
+      case "resumed" -> "resume requested by an operator: new lifecycle, restarting now";
+      case "manual_restart" -> "restart requested by an operator";
+      case "clean_exit" -> "exited cleanly: Succeeded";
+      default -> d.action + " (" + d.reasonCode + ")" + (failure.isEmpty() ? "" : " after " + failure)
+          + (s.phase != null && s.phase.isTerminal() ? ": " + s.phase + " - only an operator action continues" : "");
+    };
+  }
+
+  private static String seconds(Double s) {
+    return s == null ? "?" : String.format("%.1fs", s);
+  }
+
+  private void say(String instance, String text) {
+    out.printf("[+%5.1fs] %-11s %s%n", Duration.between(start, clock.instant()).toMillis() / 1000.0, instance, text);
+  }
+
+  /** Prints the instances like {@code kubectl get agentinstances}. */
+  public synchronized void table(List<AgentInstance> instances) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"NAME", "PHASE", "RESTARTS", "ATTEMPT", "CIRCUIT", "HEARTBEAT", "NEXT-RESTART"});
+    instances.stream().sorted(Comparator.comparing(i -> i.getMetadata().getName())).forEach(i -> {
+      AgentInstanceStatus s = i.getStatus() == null ? new AgentInstanceStatus() : i.getStatus();
+      rows.add(new String[] {i.getMetadata().getName(), text(s.phase), text(s.restarts), text(s.attempt),
+          s.circuitBreaker == null ? "" : text(s.circuitBreaker.state),
+          s.heartbeat == null ? "" : text(s.heartbeat.verdict), nextRestart(s)});
+    });
+    int[] width = new int[rows.get(0).length];
+    for (String[] r : rows) {
+      for (int c = 0; c < r.length; c++) {
+        width[c] = Math.max(width[c], r[c].length());
+      }
+    }
+    for (String[] r : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < r.length; c++) {
+        line.append(String.format("%-" + (width[c] + 3) + "s", r[c]));
+      }
+      out.println(line.toString().stripTrailing());
+    }
+  }
+
+  private String nextRestart(AgentInstanceStatus s) {
+    if (s.nextRestartAt == null) {
+      return "";
+    }
+    long ms = Duration.between(clock.instant(), Instant.parse(s.nextRestartAt)).toMillis();
+    return ms <= 0 ? "due" : String.format("in %.1fs", ms / 1000.0);
+  }
+
+  private static String text(Object o) {
+    return o == null ? "" : o.toString();
+  }
+}
