@@ -22,7 +22,7 @@ public final class CircuitBreaker {
 
   /** Records a failure: Closed opens at the threshold; a failure in HalfOpen reopens. */
   public static CircuitSnapshot recordFailure(CircuitSnapshot s, CircuitSettings settings, Instant now) {
-    List<Instant> times = new ArrayList<>(inWindow(s.failureTimes(), settings, now));
+    List<Instant> times = inWindow(s.failureTimes(), settings, now);
     times.add(now);
     while (times.size() > settings.failureThreshold()) {
       times.remove(0);
@@ -70,6 +70,12 @@ public final class CircuitBreaker {
 
   private static List<Instant> inWindow(List<Instant> times, CircuitSettings settings, Instant now) {
     Instant oldest = now.minus(settings.window());
-    return times.stream().filter(t -> t.isAfter(oldest)).toList();
+    List<Instant> kept = new ArrayList<>(times.size() + 1);
+    for (Instant t : times) {
+      if (t.isAfter(oldest)) {
+        kept.add(t);
+      }
+    }
+    return kept;
   }
 }

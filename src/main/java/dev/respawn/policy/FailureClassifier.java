@@ -58,7 +58,10 @@ public final class FailureClassifier {
 
   private static BuiltIn builtIn(RunEnding e) {
     String message = e.message() == null ? "" : e.message();
-    boolean permanent = PERMANENT.stream().anyMatch(message::contains);
+    boolean permanent = false;
+    for (String token : PERMANENT) {
+      permanent |= message.contains(token);
+    }
     InterruptionClass cls;
     String reason;
     int cap = Integer.MAX_VALUE;

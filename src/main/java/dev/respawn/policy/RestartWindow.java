@@ -16,7 +16,13 @@ public final class RestartWindow {
       return List.of();
     }
     Instant oldest = now.minus(limit.get().window());
-    return restarts.stream().filter(t -> t.isAfter(oldest)).toList();
+    List<Instant> kept = new ArrayList<>(restarts.size() + 1);
+    for (Instant t : restarts) {
+      if (t.isAfter(oldest)) {
+        kept.add(t);
+      }
+    }
+    return kept;
   }
 
   /** True when another restart now would exceed maxRestarts within the window. */
@@ -29,7 +35,7 @@ public final class RestartWindow {
     if (limit.isEmpty()) {
       return List.of();
     }
-    List<Instant> times = new ArrayList<>(inWindow(restarts, limit, now));
+    List<Instant> times = inWindow(restarts, limit, now);
     times.add(now);
     while (times.size() > limit.get().maxRestarts()) {
       times.remove(0);
