@@ -4,6 +4,7 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.heartbeat.HeartbeatLeases;
 import dev.respawn.heartbeat.RenewalClock;
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.RestartEvaluator;
@@ -23,6 +24,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
@@ -39,13 +41,19 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RestartEvaluator evaluator;
   private final RenewalClock renewals;
   private final DecisionSink sink;
+  private final SpecProblems problems;
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
   private InformerEventSource<AgentRestartPolicy, AgentInstance> policies;
   private PolicyResolver resolver;
 
   public AgentInstanceReconciler(OperatorSettings settings, DecisionSink sink) {
+    this(settings, sink, new SpecProblems());
+  }
+
+  AgentInstanceReconciler(OperatorSettings settings, DecisionSink sink, SpecProblems problems) {
     this.settings = settings;
+    this.problems = problems;
     this.evaluator = RestartEvaluator.forTier(settings.tier());
     this.renewals = new RenewalClock(settings.clock());
     this.sink = sink;
@@ -64,9 +72,13 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
         .withSecondaryToPrimaryMapper(l -> Set.of(owner(l)))
         .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
-    resolver = new PolicyResolver(settings, id -> policies.get(id));
+    resolver = new PolicyResolver(settings, id -> policies.get(id), problems);
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")
+        // only a spec change matters to the instances; the policy's own status (its instance count changes
+        // with every instance created) must not re-reconcile every instance that uses it
+        .withOnUpdateFilter((newer, older) -> !Objects.equals(newer.getMetadata().getGeneration(),
+            older.getMetadata().getGeneration()))
         .withSecondaryToPrimaryMapper(policy -> context.getPrimaryCache()
             .list(i -> resolver.reference(i).map(ref -> ref.equals(ResourceID.fromResource(policy))).orElse(false))
             .map(ResourceID::fromResource).collect(Collectors.toSet())).build(), context);
@@ -83,6 +95,15 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Instant now = settings.clock().instant();
     var resolved = resolver.resolve(instance);
     InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
+    String unreadable = problems.describe(instance);
+    if (!unreadable.isEmpty()) {
+      // fields of the wrong JSON type (the schema was bypassed): refused, like an invalid policy
+      String message = Bounds.truncateUtf8("AgentInstance " + instance.getMetadata().getName() + " is invalid: "
+          + unreadable + "; nothing is restarted until it is fixed", Bounds.MESSAGE_BYTES);
+      sink.policyRefused(instance, "InvalidSpec", message);
+      writer.writeRefused("InvalidSpec", message);
+      return UpdateControl.noUpdate();
+    }
     if (resolved.policy().isEmpty()) {
       sink.policyRefused(instance, resolved.reason(), resolved.message());
       writer.writeRefused(resolved.reason(), resolved.message());
@@ -102,7 +123,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     sink.decisionTook(Duration.ofNanos(System.nanoTime() - started));
     PodActions actions = new PodActions(context.getClient(), pods, instance, leaseName);
     if (lease == null) {
-      actions.ensureLease();
+      // told to the Lease cache, so our own create does not come back as an event and a reconcile
+      actions.ensureLease().ifPresent(created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created),
+          created));
     }
     decision = actions.apply(decision, seen, before, (invalid, message) -> evaluator.spawnFailed(policy, before,
         seen.observation, invalid, message, now, random(instance, before)));
@@ -110,7 +133,10 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     writer.write(decision);
     UpdateControl<AgentInstance> control = UpdateControl.noUpdate();
     if (decision.wakeAt().isPresent()) {
-      control = control.rescheduleAfter(Duration.between(now, decision.wakeAt().get()).plusMillis(1));
+      // from the time this reconcile ends, not when it began: its writes took time, and JOSDK starts the
+      // timer only now (measured from the start, every backoff would be late by this reconcile's duration)
+      Duration delay = Duration.between(settings.clock().instant(), decision.wakeAt().get());
+      control = control.rescheduleAfter((delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
     }
     if (seen.nextRunExists && decision.start().isPresent()) {
       control = control.rescheduleAfter(Duration.ofMillis(1)); // that pod existed already: observe it now

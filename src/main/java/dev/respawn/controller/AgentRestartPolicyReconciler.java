@@ -5,6 +5,7 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.AgentRestartPolicyStatus;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import dev.respawn.policy.Backoff;
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.GoDuration;
 import dev.respawn.policy.PolicyCompiler;
 import dev.respawn.policy.PolicyInvalidException;
@@ -33,11 +34,17 @@ import java.util.Set;
 public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPolicy> {
   private final OperatorSettings settings;
   private final DecisionSink sink;
+  private final SpecProblems problems;
   private final PolicyResolver references;
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
 
   public AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink) {
+    this(settings, sink, new SpecProblems());
+  }
+
+  AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink, SpecProblems problems) {
     this.settings = settings;
+    this.problems = problems;
     this.sink = sink;
     this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
   }
@@ -63,18 +70,25 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     status.instances = (int) instances.list(policy.getMetadata().getNamespace(),
         i -> references.reference(i).map(self::equals).orElse(false)).count();
     StatusCondition accepted;
+    String unreadable = problems.describe(policy);
     try {
       Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));
       status.totalRetryTime = GoDuration.format(Backoff.totalRetryTime(gated.policy()));
-      if (gated.restriction().isPresent()) {
+      if (!unreadable.isEmpty()) {
+        // fields of the wrong JSON type were left out to read it: refused all the same
+        status.totalRetryTime = null;
+        throw new PolicyInvalidException(List.of());
+      } else if (gated.restriction().isPresent()) {
         accepted = Conditions.of("Accepted", false, "TierRestricted", gated.restriction().get());
         sink.policyRejected(policy, "TierRestricted", gated.restriction().get());
       } else {
         accepted = Conditions.of("Accepted", true, "Valid", "the policy is valid");
       }
     } catch (PolicyInvalidException e) {
-      accepted = Conditions.of("Accepted", false, "InvalidSpec", e.getMessage());
-      sink.policyRejected(policy, "InvalidSpec", e.getMessage());
+      String message = Bounds.truncateUtf8(unreadable.isEmpty() ? e.getMessage()
+          : e.getMessage().isEmpty() ? unreadable : unreadable + "; " + e.getMessage(), Bounds.MESSAGE_BYTES);
+      accepted = Conditions.of("Accepted", false, "InvalidSpec", message);
+      sink.policyRejected(policy, "InvalidSpec", message);
     }
     List<StatusCondition> previous = policy.getStatus() == null ? List.of() : policy.getStatus().conditions;
     status.conditions = Conditions.merge(previous, List.of(accepted), status.observedGeneration,

@@ -1,6 +1,7 @@
 package dev.respawn.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.Phase;
@@ -83,9 +84,8 @@ final class InstanceStatusWriter {
   }
 
   private void patchIfChanged(AgentInstanceStatus status) {
-    JsonNode wanted = Serialization.jsonMapper().valueToTree(status);
-    JsonNode current = instance.getStatus() == null ? null : Serialization.jsonMapper().valueToTree(
-        instance.getStatus());
+    JsonNode wanted = comparable(status);
+    JsonNode current = instance.getStatus() == null ? null : comparable(instance.getStatus());
     if (Objects.equals(wanted, current)) {
       return;
     }
@@ -93,6 +93,26 @@ final class InstanceStatusWriter {
       r.setStatus(status);
       return r;
     });
+  }
+
+  /**
+   * The status as JSON without empty arrays: an empty list and an absent one say the same, and the
+   * status read back need not keep an empty list we wrote (the mock API server drops them). Without
+   * this every reconcile would write the same status again.
+   */
+  static JsonNode comparable(AgentInstanceStatus status) {
+    JsonNode tree = Serialization.jsonMapper().valueToTree(status);
+    dropEmptyArrays(tree);
+    return tree;
+  }
+
+  private static void dropEmptyArrays(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      object.properties().removeIf(field -> field.getValue().isArray() && field.getValue().isEmpty());
+      object.forEach(InstanceStatusWriter::dropEmptyArrays);
+    } else if (node != null && node.isArray()) {
+      node.forEach(InstanceStatusWriter::dropEmptyArrays);
+    }
   }
 
   private static StatusCondition copy(StatusCondition c) {

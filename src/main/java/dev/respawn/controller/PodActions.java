@@ -6,10 +6,14 @@ import dev.respawn.policy.Decision;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.PodView;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,15 +86,45 @@ final class PodActions {
     return pods.getSecondaryResources(instance);
   }
 
-  void ensureLease() {
+  /** Creates the heartbeat Lease; returns it when this call created it (to be told to the Lease cache). */
+  Optional<Lease> ensureLease() {
     try {
-      client.leases().inNamespace(namespace()).resource(HeartbeatLeases.newLease(instance,
-          PodFactory.owner(instance))).create();
+      return Optional.of(client.leases().inNamespace(namespace()).resource(HeartbeatLeases.newLease(instance,
+          PodFactory.owner(instance))).create());
     } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
+      if (e.getCode() == 409) {
+        labelExistingLease();
+      } else {
         // the agent may still run without its Lease; the next reconcile tries again
         LOG.warn("Could not create the heartbeat Lease {}/{}: {}", namespace(), leaseName, e.getMessage());
       }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A Lease of that name existed before the operator made it (the agent's, or another tool's): without
+   * the instance label the Lease informer never shows it, and every renewal would be missed. Label it
+   * (unless it is labelled already, for this or for another instance).
+   */
+  private void labelExistingLease() {
+    try {
+      Lease lease = client.leases().inNamespace(namespace()).withName(leaseName).get();
+      if (lease == null || (lease.getMetadata().getLabels() != null
+          && lease.getMetadata().getLabels().containsKey(AgentInstance.INSTANCE_LABEL))) {
+        return;
+      }
+      LOG.info("Labelling the existing heartbeat Lease {}/{} for instance {}", namespace(), leaseName,
+          instance.getMetadata().getName());
+      client.leases().inNamespace(namespace()).withName(leaseName).edit(l -> {
+        Map<String, String> labels = new HashMap<>(l.getMetadata().getLabels() == null ? Map.of()
+            : l.getMetadata().getLabels());
+        labels.put(AgentInstance.INSTANCE_LABEL, instance.getMetadata().getName());
+        l.getMetadata().setLabels(labels);
+        return l;
+      });
+    } catch (KubernetesClientException e) {
+      LOG.warn("Could not label the heartbeat Lease {}/{}: {}", namespace(), leaseName, e.getMessage());
     }
   }
 

@@ -3,6 +3,7 @@ package dev.respawn.controller;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.PolicyCompiler;
 import dev.respawn.policy.PolicyInvalidException;
 import dev.respawn.policy.RestartPolicy;
@@ -31,10 +32,17 @@ public final class PolicyResolver {
   private final OperatorSettings settings;
   private final Function<ResourceID, Optional<AgentRestartPolicy>> lookup;
   private final Map<String, Resolved> compiled = new ConcurrentHashMap<>();
+  private final SpecProblems problems;
 
   public PolicyResolver(OperatorSettings settings, Function<ResourceID, Optional<AgentRestartPolicy>> lookup) {
+    this(settings, lookup, new SpecProblems());
+  }
+
+  PolicyResolver(OperatorSettings settings, Function<ResourceID, Optional<AgentRestartPolicy>> lookup,
+      SpecProblems problems) {
     this.settings = settings;
     this.lookup = lookup;
+    this.problems = problems;
   }
 
   /** The outcome: a policy (maybe tier-restricted), or why the instance has none. */
@@ -72,17 +80,22 @@ public final class PolicyResolver {
     return compile(found.get());
   }
 
+  private static Resolved refused(AgentRestartPolicy policy, String why) {
+    return Resolved.refused("PolicyInvalid", Bounds.truncateUtf8("AgentRestartPolicy " + policy.getMetadata().getName()
+        + " is invalid: " + why, Bounds.MESSAGE_BYTES));
+  }
+
   /** Compiles a policy through the tier gate; invalid ones say which field breaks which rule. */
   public Resolved compile(AgentRestartPolicy policy) {
     String key = policy.getMetadata().getUid() + "@" + policy.getMetadata().getGeneration();
     return compiled.computeIfAbsent(key, k -> {
       compiled.keySet().removeIf(old -> old.startsWith(policy.getMetadata().getUid() + "@"));
+      String unreadable = problems.describe(policy);
       try {
         Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));
-        return Resolved.ok(gated.policy());
+        return unreadable.isEmpty() ? Resolved.ok(gated.policy()) : refused(policy, unreadable);
       } catch (PolicyInvalidException e) {
-        return Resolved.refused("PolicyInvalid", "AgentRestartPolicy " + policy.getMetadata().getName()
-            + " is invalid: " + e.getMessage());
+        return refused(policy, unreadable.isEmpty() ? e.getMessage() : unreadable + "; " + e.getMessage());
       }
     });
   }

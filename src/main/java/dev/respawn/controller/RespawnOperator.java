@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.RuntimeInfo;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
+import io.javaoperatorsdk.operator.processing.retry.Retry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import java.util.Optional;
@@ -15,6 +17,14 @@ import java.util.Optional;
 public final class RespawnOperator implements AutoCloseable {
   /** Name of the leader-election Lease. */
   public static final String LEADER_LEASE = "respawn-operator-leader";
+
+  /**
+   * A failed reconcile is retried for as long as it fails (JOSDK's default gives up after 5 retries,
+   * about 26 s, and then waits for the next event or its 10 h maximum interval: a restart that fell due
+   * during a longer API outage would be lost), 2 s at first, growing by 1.5x, at most every 10 s.
+   */
+  static final Retry RETRY = new GenericRetry().setInitialInterval(2000).setIntervalMultiplier(1.5)
+      .setMaxInterval(10_000).withoutMaxAttempts();
 
   private final Operator operator;
   private final AgentInstanceReconciler instances;
@@ -40,13 +50,15 @@ public final class RespawnOperator implements AutoCloseable {
           e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(), null,
           e.exitOnStopLeading())));
     });
-    this.instances = new AgentInstanceReconciler(settings, sink);
+    SpecProblems problems = TolerantResources.install(client);
+    this.instances = new AgentInstanceReconciler(settings, sink, problems);
     operator.register(instances, c -> namespaces(c, settings));
-    operator.register(new AgentRestartPolicyReconciler(settings, sink), c -> namespaces(c, settings));
+    operator.register(new AgentRestartPolicyReconciler(settings, sink, problems), c -> namespaces(c, settings));
   }
 
   private static void namespaces(io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<?> c,
       OperatorSettings settings) {
+    c.withRetry(RETRY);
     if (settings.namespaces().isEmpty()) {
       c.watchingAllNamespaces();
     } else {

@@ -2,6 +2,7 @@ package dev.respawn.heartbeat;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.LeaseView;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -54,8 +55,11 @@ public final class HeartbeatLeases {
     }
     Map<String, String> a = lease.getMetadata().getAnnotations() == null ? Map.of()
         : lease.getMetadata().getAnnotations();
-    return new LeaseView(RenewalClock.renewTime(lease), changeSeenAt, verdict(a.get(HEALTH)), a.get(DETAIL),
-        a.get(CHECKPOINT), a.get(CHECKPOINT_STATUS), bool(a.get(STEP_IDEMPOTENT)), bool(a.get(ARTIFACTS_READY)));
+    // the agent writes these: cut to the bounds of api.md §5 before they can reach status
+    return new LeaseView(RenewalClock.renewTime(lease), changeSeenAt, verdict(a.get(HEALTH)),
+        Bounds.truncateUtf8(a.get(DETAIL), Bounds.DETAIL_BYTES), Bounds.truncateUtf8(a.get(CHECKPOINT),
+        Bounds.CHECKPOINT_BYTES), Bounds.truncateUtf8(a.get(CHECKPOINT_STATUS), Bounds.CHECKPOINT_BYTES),
+        bool(a.get(STEP_IDEMPOTENT)), bool(a.get(ARTIFACTS_READY)));
   }
 
   /**

@@ -70,10 +70,11 @@ final class FailureSteps {
     RestartPolicy p = d.policy;
     Classification c = FailureClassifier.classify(e, p, evaluators);
     InterruptionClass cls = c.interruptionClass();
-    s.lastFailure = new FailureInfo(e.pod(), e.podUid(), cls, c.failureReason(), e.reason(), e.exitCode(),
+    s.lastFailure = new FailureInfo(e.pod(), e.podUid(), cls, c.failureReason(),
+        Bounds.truncateUtf8(e.reason(), Bounds.MESSAGE_BYTES), e.exitCode(),
         Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now);
-    String summary = cls + "/" + c.failureReason() + (e.exitCode() != null ? " exit " + e.exitCode() : "")
-        + (e.reason() != null ? " " + e.reason() : "");
+    String summary = Bounds.truncateUtf8(cls + "/" + c.failureReason() + (e.exitCode() != null ? " exit "
+        + e.exitCode() : "") + (e.reason() != null ? " " + e.reason() : ""), Bounds.MESSAGE_BYTES);
     d.notice(Notice.warning("RestartFailed", "[RST] Restart failed for " + d.instance() + ": " + summary));
     // a. backoff type None: never restart a failure
     if (p.backoff().type() == BackoffType.None) {
@@ -133,8 +134,8 @@ final class FailureSteps {
     if (p.resume().mode() != ResumeMode.Off) {
       LeaseView lease = d.obs.lease().orElse(null);
       resume = ResumeEligibility.evaluate(p.resume(), cls, lease, s.resume.attempts(), plain);
-      s.resume = new ResumeInfo(lease == null ? null : lease.checkpoint(), lease == null ? null
-          : lease.checkpointStatus(), lease == null ? null : lease.stepIdempotent(), resume.eligible(),
+      s.resume = new ResumeInfo(lease == null ? null : cut(lease.checkpoint()), lease == null ? null
+          : cut(lease.checkpointStatus()), lease == null ? null : lease.stepIdempotent(), resume.eligible(),
           resume.reasonCode(), resume.eligible() ? secondsUp(resume.cooldown()) : 0, s.resume.attempts());
       d.notice(Notice.normal("ResumeDecision", "Resume " + (resume.eligible() ? "eligible" : "not eligible") + ": "
           + resume.reasonCode()));
@@ -181,6 +182,10 @@ final class FailureSteps {
     d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
     String action = NON_RETRYABLE.equals(code) || POLICY_NONE.equals(code) ? "Fail" : "Escalate";
     d.decided(action, code, max, Duration.ZERO, cls, eligible, 0, "system");
+  }
+
+  private static String cut(String checkpointText) {
+    return Bounds.truncateUtf8(checkpointText, Bounds.CHECKPOINT_BYTES);
   }
 
   private static Duration max(Duration a, Duration b) {

@@ -71,8 +71,9 @@ final class OperatorActions {
         checkpoint = Bounds.truncateUtf8(lease.checkpoint(), Bounds.CHECKPOINT_BYTES);
         cls = s.lastFailure.interruptionClass();
       }
-      s.resume = new ResumeInfo(lease == null ? null : lease.checkpoint(), lease == null ? null
-          : lease.checkpointStatus(), lease == null ? null : lease.stepIdempotent(), verdict.eligible(),
+      s.resume = new ResumeInfo(lease == null ? null : Bounds.truncateUtf8(lease.checkpoint(),
+          Bounds.CHECKPOINT_BYTES), lease == null ? null : Bounds.truncateUtf8(lease.checkpointStatus(),
+          Bounds.CHECKPOINT_BYTES), lease == null ? null : lease.stepIdempotent(), verdict.eligible(),
           verdict.reasonCode(), 0, 0);
     }
     String reason = r.reason() != null ? r.reason() : "resume requested";

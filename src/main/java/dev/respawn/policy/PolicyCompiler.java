@@ -104,7 +104,7 @@ public final class PolicyCompiler {
         continue;
       }
       String name = required(at + ".name", r.name);
-      if (name != null && (name.isEmpty() || name.length() > 63)) {
+      if (name != null && (name.isEmpty() || chars(name) > 63)) {
         violations.add(new Violation(at + ".name", "must be 1..63 characters"));
       } else if (name != null && !names.add(name)) {
         violations.add(new Violation(at + ".name", "must be unique (\"" + name + "\" is used twice)"));
@@ -118,8 +118,9 @@ public final class PolicyCompiler {
           : Optional.of(duration(at + ".cooldown", r.cooldown, "0s"));
       FailureMatch m = r.match == null ? new FailureMatch() : r.match;
       rules.add(new Rule(name == null ? "" : name, exitCodes(at + ".match.exitCodes", m.exitCodes),
-          strings(at + ".match.reasons", m.reasons, 32, 0), strings(at + ".match.messageContains",
-          m.messageContains, 32, 1), classes(at + ".match.classes", m.classes), action, maxRetries, cooldown));
+          strings(at + ".match.reasons", m.reasons, 32, 0, 128), strings(at + ".match.messageContains",
+          m.messageContains, 32, 1, 256), classes(at + ".match.classes", m.classes), action, maxRetries,
+          cooldown));
     }
     return rules;
   }
@@ -143,7 +144,7 @@ public final class PolicyCompiler {
     return result;
   }
 
-  private List<String> strings(String field, List<String> values, int maxItems, int minLength) {
+  private List<String> strings(String field, List<String> values, int maxItems, int minLength, int maxLength) {
     if (values == null) {
       return List.of();
     }
@@ -153,8 +154,9 @@ public final class PolicyCompiler {
     List<String> result = new ArrayList<>();
     for (int i = 0; i < values.size(); i++) {
       String v = values.get(i);
-      if (v == null || v.length() < minLength || v.length() > 256) {
-        violations.add(new Violation(field + "[" + i + "]", "must be a string of " + minLength + "..256 characters"));
+      if (v == null || chars(v) < minLength || chars(v) > maxLength) {
+        violations.add(new Violation(field + "[" + i + "]", "must be a string of " + minLength + ".." + maxLength
+            + " characters"));
       } else {
         result.add(v);
       }
@@ -166,6 +168,9 @@ public final class PolicyCompiler {
     Set<InterruptionClass> result = new HashSet<>();
     if (values == null) {
       return result;
+    }
+    if (values.size() > InterruptionClass.values().length) {
+      violations.add(new Violation(field, "must have at most " + InterruptionClass.values().length + " entries"));
     }
     for (int i = 0; i < values.size(); i++) {
       InterruptionClass c = enumValue(field + "[" + i + "]", values.get(i), InterruptionClass.class, null);
@@ -198,6 +203,11 @@ public final class PolicyCompiler {
     return new ResumeSettings(mode, maxAttempts, cooldowns);
   }
 
+  /** Length in characters (code points), as the API server's schema validation counts it. */
+  private static int chars(String s) {
+    return s.codePointCount(0, s.length());
+  }
+
   private <T> T required(String field, T value) {
     if (value == null) {
       violations.add(new Violation(field, "is required"));
@@ -228,6 +238,11 @@ public final class PolicyCompiler {
   }
 
   private Duration duration(String field, String text, String dflt) {
+    if (text != null && text.codePointCount(0, text.length()) > dev.respawn.api.v1alpha1.Durations.MAX_LENGTH) {
+      violations.add(new Violation(field, "must be at most " + dev.respawn.api.v1alpha1.Durations.MAX_LENGTH
+          + " characters"));
+      return Duration.ZERO;
+    }
     try {
       return GoDuration.parse(text == null ? dflt : text);
     } catch (IllegalArgumentException e) {

@@ -82,7 +82,7 @@ class CircuitBreakerScenarioTest {
     f.policy("breaker", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
         maxRetries: 5
-        circuitBreaker: {failureThreshold: 2, openDuration: 500ms}
+        circuitBreaker: {failureThreshold: 2, openDuration: 1s}
         """);
     f.kubelet.script("trial", Run.exit(1), Run.exit(1), Run.exit(1).after(Duration.ofMillis(100)),
         Run.runForever());
@@ -96,7 +96,7 @@ class CircuitBreakerScenarioTest {
     assertThat(Instant.parse(st.circuitBreaker.openedAt))
         .isAfter(Instant.parse(first.getStatus().circuitBreaker.openedAt));
     assertThat(Instant.parse(st.nextRestartAt))
-        .isEqualTo(Instant.parse(st.circuitBreaker.openedAt).plus(Duration.ofMillis(500)));
+        .isEqualTo(Instant.parse(st.circuitBreaker.openedAt).plus(Duration.ofSeconds(1)));
     assertThat(st.history).extracting(r -> r.reasonCode).containsExactly("restart_scheduled", "circuit_open",
         "circuit_open");
     // and the next trial comes
@@ -108,7 +108,7 @@ class CircuitBreakerScenarioTest {
     f.policy("breaker", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
         maxRetries: 5
-        circuitBreaker: {failureThreshold: 2, openDuration: 500ms}
+        circuitBreaker: {failureThreshold: 2, openDuration: 1s}
         failureRules: # an expired trial is a Timeout, capped at 2 retries by default
         - name: more-trials
           match: {classes: [Timeout]}
@@ -132,7 +132,7 @@ class CircuitBreakerScenarioTest {
     assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
     assertThat(st.attempt).isEqualTo(3);
     assertThat(Instant.parse(st.lastFailure.at)).isAfterOrEqualTo(
-        Instant.parse(trial.getStatus().circuitBreaker.halfOpenAt).plus(Duration.ofMillis(500)));
+        Instant.parse(trial.getStatus().circuitBreaker.halfOpenAt).plus(Duration.ofSeconds(1)));
     assertThat(f.pod("stuck-3")).as("the expired trial was ended").isNull();
     f.awaitInstance("stuck", i -> run(i, 4) && i.getStatus().phase == Phase.Running);
   }

@@ -65,6 +65,27 @@ class HeartbeatScenarioTest {
   }
 
   @Test
+  void aLeaseThatExistedBeforeTheInstanceIsTakenIntoUse() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        maxRetries: 0
+        heartbeat: {timeout: 1s}
+        """);
+    // a Lease of that name exists already (the agent's own, say), without the instance label
+    f.kubelet.renew("preexisting", "someone", "Healthy");
+    f.kubelet.script("pre", Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("pre", "hb", spec -> {
+      spec.heartbeat = new InstanceHeartbeatSpec();
+      spec.heartbeat.leaseName = "preexisting";
+    });
+    f.awaitInstance("pre", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    assertThat(f.lease("preexisting").getMetadata().getLabels()).containsEntry("respawn.dev/instance", "pre");
+    // the renewals count: well past the timeout the run is still there
+    f.holdsFor(Duration.ofMillis(1500), () -> f.get("pre"),
+        i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+  }
+
+  @Test
   void aPodThatNeverRenewsIsDeletedAndRestarted() {
     f.policy("hb", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}

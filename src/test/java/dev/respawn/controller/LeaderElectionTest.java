@@ -98,8 +98,9 @@ class LeaderElectionTest {
   void onlyTheLeaderActsAndTheOtherTakesOverWithinOneLeaseDuration() {
     String leader = await().atMost(Duration.ofSeconds(20)).until(this::leader, l -> l != null);
     assertThat(leader).isIn("first", "second");
-    createPolicyAndInstance("agent");
+    // the script before the instance: a warm operator creates agent-1 within milliseconds
     kubelet.script("agent", Run.exit(1).after(Duration.ofMillis(200)), Run.runForever());
+    createPolicyAndInstance("agent");
     await().atMost(Duration.ofSeconds(20)).until(() -> creations.containsKey("agent-2"));
     // stop the leader abruptly; the follower must take over within one lease duration (+ retry slack)
     RespawnOperator leading = leader.equals("first") ? first : second;

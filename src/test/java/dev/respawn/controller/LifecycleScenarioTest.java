@@ -150,7 +150,7 @@ class LifecycleScenarioTest {
   void aPodThatCannotStartShowsWhyAndFailsOnlyAfterTheStartupGrace() {
     f.policy("grace", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        heartbeat: {timeout: 30s, startupGrace: 2s}
+        heartbeat: {timeout: 30s, startupGrace: 3s}
         """);
     f.kubelet.script("pull", Run.stuckPending("ErrImagePull", "image registry.example/agents/coder:1.4 not found"),
         Run.runForever().heartbeat(Duration.ofMillis(200)));

@@ -111,6 +111,7 @@ class OperatorActionScenarioTest {
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
         maxRetries: 1
         circuitBreaker: {failureThreshold: 2}
+        restartLimit: {maxRestarts: 5, window: 1h}
         """);
     f.kubelet.script("esc", Run.exit(1), Run.exit(1), Run.runForever());
     f.instance("esc", "none-left");
@@ -129,6 +130,9 @@ class OperatorActionScenarioTest {
     assertThat(st.lastRestart.kind).isEqualTo("Resume");
     assertThat(st.lastRestart.requestId).isEqualTo("res-1");
     assertThat(st.lastRestart.previousPod).isEqualTo("esc-2");
+    assertThat(escalated.getStatus().recentRestarts).hasSize(1);
+    assertThat(st.recentRestarts).as("cleared, then the resume's own restart")
+        .containsExactly(st.lastRestart.startedAt);
     assertThat(hasCondition(resumed, "Escalated", "False", "None")).isTrue();
     assertThat(f.get("esc").getMetadata().getAnnotations()).containsEntry(RESUME, "res-1");
     f.awaitInstance("esc", i -> hasCondition(i, "Ready", "True", "Healthy"));

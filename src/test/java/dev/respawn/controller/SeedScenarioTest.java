@@ -65,7 +65,9 @@ class SeedScenarioTest {
         backoff: {type: Exponential, initialDelay: 1s, multiplier: 2.0, maxDelay: 10s}
         maxRetries: 5
         """);
-    f.kubelet.script("exp", Run.exit(1), Run.exit(1), Run.exit(1), Run.runForever());
+    // runs 2 and 3 last a while: long enough to see each run's own start in status before it fails
+    f.kubelet.script("exp", Run.exit(1), Run.exit(1).after(Duration.ofMillis(300)),
+        Run.exit(1).after(Duration.ofMillis(300)), Run.runForever());
     f.instance("exp", "exp");
     long[] expectedMs = {1000, 2000, 4000};
     for (int attempt = 1; attempt <= 3; attempt++) {
@@ -76,7 +78,8 @@ class SeedScenarioTest {
       Instant next = Instant.parse(waiting.getStatus().nextRestartAt);
       assertThat(Duration.between(decided, next).toMillis()).isEqualTo(expectedMs[a - 1]);
       assertThat(waiting.getStatus().lastDecision.reasonCode).isEqualTo("restart_scheduled");
-      AgentInstance started = f.awaitInstance("exp", x -> x.getStatus().run == a + 1);
+      AgentInstance started = f.awaitInstance("exp", x -> x.getStatus().run == a + 1
+          && x.getStatus().lastRestart != null && ("exp-" + (a + 1)).equals(x.getStatus().lastRestart.pod));
       // never early: the next pod was created at or after nextRestartAt
       assertThat(Instant.parse(started.getStatus().lastRestart.startedAt)).isAfterOrEqualTo(next);
     }

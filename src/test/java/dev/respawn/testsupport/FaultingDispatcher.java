@@ -55,10 +55,6 @@ final class FaultingDispatcher extends Dispatcher {
     return dropped;
   }
 
-  int openWatches() {
-    return openWatches.size();
-  }
-
   @Override
   public void shutdown() {
     delegate.shutdown();

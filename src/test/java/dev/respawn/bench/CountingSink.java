@@ -1,0 +1,62 @@
+package dev.respawn.bench;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.controller.DecisionSink;
+import dev.respawn.policy.Decision;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The production sink with a count of reconciles: the reconciler reports exactly one decision (or one
+ * refusal) per reconcile of an AgentInstance.
+ */
+final class CountingSink implements DecisionSink {
+  private final DecisionSink delegate;
+  private final AtomicLong reconciles = new AtomicLong();
+  private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+
+  CountingSink(DecisionSink delegate) {
+    this.delegate = delegate;
+  }
+
+  /** AgentInstance reconciles so far. */
+  long reconciles() {
+    return reconciles.get();
+  }
+
+  /** How many distinct AgentInstances were reconciled at least once. */
+  int reconciledInstances() {
+    return reconciled.size();
+  }
+
+  private void count(AgentInstance instance) {
+    reconciles.incrementAndGet();
+    reconciled.add(instance.getMetadata().getNamespace() + "/" + instance.getMetadata().getName());
+  }
+
+  @Override
+  public void decided(AgentInstance instance, Decision decision, Pod pod) {
+    count(instance);
+    delegate.decided(instance, decision, pod);
+  }
+
+  @Override
+  public void policyRefused(AgentInstance instance, String reason, String message) {
+    count(instance);
+    delegate.policyRefused(instance, reason, message);
+  }
+
+  @Override
+  public void policyRejected(AgentRestartPolicy policy, String reason, String message) {
+    delegate.policyRejected(policy, reason, message);
+  }
+
+  @Override
+  public void decisionTook(Duration duration) {
+    delegate.decisionTook(duration);
+  }
+}

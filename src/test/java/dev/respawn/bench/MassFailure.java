@@ -1,0 +1,120 @@
+package dev.respawn.bench;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every pod of the fleet fails at once (the harness writes the failures from 8 threads as fast as the
+ * server takes them): the time from the first failure write until the harness has seen every
+ * replacement, for Respawn and for the bare loop in turn, on the same server.
+ */
+final class MassFailure {
+  static final String NAME = "mass failure";
+  static final int WRITERS = 8;
+  static final Duration ALL_APPEAR = Duration.ofMinutes(5);
+
+  private MassFailure() {}
+
+  /** One round of one side: until all replacements were seen; the failure writes alone; the side's writes. */
+  record Round(long allSeenNanos, long failWritesNanos, long writes) {}
+
+  static void run(AgentFleet fleet, Plan plan, Results results) {
+    String store = fleet.storeDescription();
+    List<Round> respawn = new ArrayList<>();
+    List<Round> bare = new ArrayList<>();
+    for (int r = 0; r < plan.massRounds(); r++) {
+      if (r % 2 == 0) {
+        respawn.add(round(fleet, AgentFleet.AGENTS, fleet.immediate));
+        bare.add(round(fleet, AgentFleet.BARE, fleet.bare));
+      } else {
+        bare.add(round(fleet, AgentFleet.BARE, fleet.bare));
+        respawn.add(round(fleet, AgentFleet.AGENTS, fleet.immediate));
+      }
+    }
+    long op = Samples.median(respawn.stream().mapToLong(Round::allSeenNanos).toArray());
+    long lim = Samples.median(bare.stream().mapToLong(Round::allSeenNanos).toArray());
+    results.row(NAME, String.format("%,d pods fail at once: all replacements exist", plan.fleet()), Results.seconds(op),
+        Results.seconds(lim), Results.ratio(op, lim), "ratio to bare loop", "");
+    long opKill = Samples.median(respawn.stream().mapToLong(Round::failWritesNanos).toArray());
+    long limKill = Samples.median(bare.stream().mapToLong(Round::failWritesNanos).toArray());
+    results.info(NAME, "of which the harness's failure writes took", Results.seconds(opKill) + " / "
+        + Results.seconds(limKill));
+    double opWrites = respawn.stream().mapToLong(Round::writes).average().orElse(0) / plan.fleet();
+    double limWrites = bare.stream().mapToLong(Round::writes).average().orElse(0) / plan.fleet();
+    results.row(NAME, "writes per replacement during the storm", Results.number(opWrites),
+        Results.number(limWrites), Results.ratio(opWrites, limWrites), "", "");
+    results.note(NAME, "median of " + plan.massRounds() + " round(s) per side, rounds alternate which side goes "
+        + "first; Respawn's own writes (status, pod, Events, cleanup of finished pods) share the server with "
+        + "the failure writes, the simulated kubelet's and the bare loop's: the mock serialises every request, "
+        + "so this measures the server's write rate as much as either controller; the bare loop deletes "
+        + "the finished pod right after creating the replacement, Respawn once the replacement runs; before the "
+        + "first round " + store);
+  }
+
+  static Round round(AgentFleet fleet, String namespace, List<String> instances) {
+    List<Pod> live = instances.stream().map(i -> fleet.livePod(namespace, i)).toList();
+    String agent = namespace.equals(AgentFleet.AGENTS) ? AgentFleet.OPERATOR : AgentFleet.BARE_LOOP;
+    long writesBefore = fleet.api.requests().writeCount(agent);
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+    long t0 = System.nanoTime();
+    long killed;
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (Pod p : live) {
+        futures.add(pool.submit(() -> fleet.fail(p)));
+      }
+      for (Future<?> f : futures) {
+        f.get();
+      }
+      killed = System.nanoTime() - t0;
+    } catch (Exception e) {
+      throw new IllegalStateException("failing " + live.size() + " pods: " + e, e);
+    } finally {
+      pool.shutdownNow();
+    }
+    long last = t0;
+    for (Pod p : live) {
+      String next = Observer.podName(p.getMetadata().getLabels().get(dev.respawn.api.v1alpha1.AgentInstance
+          .INSTANCE_LABEL), Observer.run(p) + 1);
+      last = Math.max(last, fleet.observer.awaitPod(namespace, next, ALL_APPEAR).nanos());
+    }
+    long allSeen = last - t0;
+    for (Pod p : live) {
+      String instance = p.getMetadata().getLabels().get(dev.respawn.api.v1alpha1.AgentInstance.INSTANCE_LABEL);
+      ReactionLatency.awaitSettled(fleet, namespace, instance, Observer.podName(instance, Observer.run(p) + 1));
+    }
+    long writes = fleet.api.requests().writeCount(agent) - writesBefore;
+    System.out.printf("  mass failure %s: all %d replacements after %s (failure writes %s), settled after %s%n",
+        namespace, live.size(), Results.seconds(allSeen), Results.seconds(killed),
+        Results.seconds(System.nanoTime() - t0));
+    awaitQuiet(fleet, Duration.ofSeconds(1), Duration.ofMinutes(2));
+    return new Round(allSeen, killed, writes);
+  }
+
+  /** Waits until nobody wrote to the server for {@code quiet} (bounded by {@code atMost}). */
+  static void awaitQuiet(AgentFleet fleet, Duration quiet, Duration atMost) {
+    long deadline = System.nanoTime() + atMost.toNanos();
+    long last = fleet.api.requests().writeCount();
+    long since = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      Observer.sleep(100);
+      long now = fleet.api.requests().writeCount();
+      if (now != last) {
+        last = now;
+        since = System.nanoTime();
+      } else if (System.nanoTime() - since >= quiet.toNanos()) {
+        return;
+      }
+    }
+  }
+
+  static long elapsedMillis(long t0) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+  }
+}
