@@ -221,10 +221,15 @@ public final class SimulatedKubelet implements AutoCloseable {
       later(pod, Duration.ZERO, () -> stuckPending(name, chosen.reason(), chosen.message()));
       return;
     }
-    if (!chosen.startDelay().isZero()) {
-      later(pod, Duration.ZERO, () -> stuckPending(name, "ContainerCreating", ""));
+    if (chosen.startDelay().isZero()) {
+      later(pod, Duration.ZERO, () -> play(pod, chosen));
+    } else {
+      // one step after the other: on two threads, the Pending write could land after the Running one
+      later(pod, Duration.ZERO, () -> {
+        stuckPending(name, "ContainerCreating", "");
+        later(pod, chosen.startDelay(), () -> play(pod, chosen));
+      });
     }
-    later(pod, chosen.startDelay(), () -> play(pod, chosen));
   }
 
   private void play(Pod pod, Run run) {

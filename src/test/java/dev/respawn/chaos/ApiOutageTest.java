@@ -6,7 +6,7 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.chaos.ServerLedger.Faults;
 import dev.respawn.chaos.ServerLedger.PodCreated;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.chaos.ServerLedger.Faults;
 import dev.respawn.chaos.ServerLedger.PodCreated;
 import dev.respawn.chaos.ServerLedger.StatusStored;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;

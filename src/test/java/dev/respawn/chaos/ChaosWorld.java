@@ -11,7 +11,7 @@ import dev.respawn.observability.KubeEventRecorder;
 import dev.respawn.observability.ReportingSink;
 import dev.respawn.observability.RestartMetrics;
 import dev.respawn.testsupport.MockApi;
-import dev.respawn.testsupport.SimulatedKubelet;
+import dev.respawn.sandbox.SimulatedKubelet;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -8,7 +8,7 @@ import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;

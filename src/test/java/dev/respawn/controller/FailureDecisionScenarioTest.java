@@ -11,7 +11,7 @@ import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import dev.respawn.api.v1alpha1.TerminalReason;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

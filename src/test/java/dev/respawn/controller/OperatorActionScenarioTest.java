@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.Phase;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

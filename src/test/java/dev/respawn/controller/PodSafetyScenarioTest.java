@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.util.HashMap;
 import org.junit.jupiter.api.AfterEach;

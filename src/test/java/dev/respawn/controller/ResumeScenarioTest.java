@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.Phase;
-import dev.respawn.testsupport.Run;
+import dev.respawn.sandbox.Run;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;

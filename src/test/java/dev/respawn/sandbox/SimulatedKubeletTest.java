@@ -1,4 +1,8 @@
-package dev.respawn.testsupport;
+package dev.respawn.sandbox;
+
+import dev.respawn.testsupport.ManualClock;
+import dev.respawn.testsupport.MockApi;
+import dev.respawn.testsupport.RequestLog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
