@@ -273,7 +273,7 @@ class ChaosTest {
       assertThat(w.ledger.pods().stream().filter(p -> s.name().equals(p.instance())).map(PodCreated::pod).toList())
           .as(who + "pods the server created").isEqualTo(expected);
     }
-    assertThat(w.timeline.overlaps()).as("moments an instance had two live pods").isEmpty();
+    assertThat(w.timeline.violations()).as("moments an instance had two live pods").isEmpty();
     assertThat(w.kubelet.errors()).as("simulated kubelet errors").isEmpty();
     assertThat(earlyStarts(w.ledger, stories.stream().map(Story::name).collect(Collectors.toSet())))
         .as("pods created before their nextRestartAt").isEmpty();

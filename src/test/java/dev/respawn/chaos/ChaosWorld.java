@@ -1,5 +1,6 @@
 package dev.respawn.chaos;
 
+import dev.respawn.testsupport.PodHistory;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceSpec;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
@@ -32,7 +33,7 @@ final class ChaosWorld implements AutoCloseable {
   final MockApi api;
   final KubernetesClient client;
   final ServerLedger ledger;
-  final PodTimeline timeline;
+  final PodHistory timeline;
   final SimulatedKubelet kubelet;
   private RespawnOperator operator;
   private KubernetesClient operatorClient;
@@ -43,7 +44,7 @@ final class ChaosWorld implements AutoCloseable {
     client = api.client();
     ledger = new ServerLedger(seed);
     api.faults(ledger);
-    timeline = new PodTimeline(api.newClient(), NS);
+    timeline = new PodHistory(api.newClient(), NS);
     kubelet = new SimulatedKubelet(api.newClient(), NS).start();
   }
 

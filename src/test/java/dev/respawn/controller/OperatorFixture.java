@@ -1,5 +1,6 @@
 package dev.respawn.controller;
 
+import dev.respawn.testsupport.PodHistory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,4 +1,4 @@
-package dev.respawn.controller;
+package dev.respawn.testsupport;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -18,7 +18,7 @@ import java.util.Set;
  * sees the API server's changes in their order, so "two live pods" here means two live pods in the
  * server's history, not a race of the test.
  */
-final class PodHistory implements AutoCloseable {
+public final class PodHistory implements AutoCloseable {
   private final SharedIndexInformer<Pod> informer;
   private final Map<String, Pod> byUid = new HashMap<>();
   private final Set<String> seenUids = new HashSet<>();
@@ -26,7 +26,7 @@ final class PodHistory implements AutoCloseable {
   private final Map<String, Integer> maxLive = new HashMap<>();
   private final List<String> violations = new ArrayList<>();
 
-  PodHistory(KubernetesClient client, String namespace) {
+  public PodHistory(KubernetesClient client, String namespace) {
     informer = client.pods().inNamespace(namespace).withLabel(AgentInstance.INSTANCE_LABEL)
         .inform(new ResourceEventHandler<>() {
           @Override
@@ -67,23 +67,23 @@ final class PodHistory implements AutoCloseable {
   }
 
   /** Not Succeeded or Failed (a pod without a phase yet is live: it may still start). */
-  static boolean isLive(Pod p) {
+  public static boolean isLive(Pod p) {
     String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
     return !"Succeeded".equals(phase) && !"Failed".equals(phase);
   }
 
   /** Names of the pods of this instance that ever existed, in the order they appeared (one entry per pod UID). */
-  synchronized List<String> created(String instance) {
+  public synchronized List<String> created(String instance) {
     return List.copyOf(created.getOrDefault(instance, List.of()));
   }
 
   /** Every moment an instance had more than one live pod. */
-  synchronized List<String> violations() {
+  public synchronized List<String> violations() {
     return List.copyOf(violations);
   }
 
   /** The most live pods one instance had at once. */
-  synchronized int maxLive(String instance) {
+  public synchronized int maxLive(String instance) {
     return maxLive.getOrDefault(instance, 0);
   }
 
