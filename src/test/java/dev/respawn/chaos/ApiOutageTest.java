@@ -35,15 +35,13 @@ class ApiOutageTest {
           i -> i != null && i.getStatus() != null && i.getStatus().phase == Phase.Backoff);
       // every write of the operator fails from now on, before it reaches the store
       w.ledger.faults(new Faults(1.0, 0, 0));
-      try {
-        Thread.sleep(OUTAGE.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
+      // the outage lasts until the operator has tried to start run 2 more often than JOSDK's default
+      // retry (5 attempts, then a 10 h maximum interval) would: it must keep retrying
+      Awaitility.await().atMost(OUTAGE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
+          .until(() -> refusedCreates(w) >= 7);
       w.ledger.faults(Faults.NONE);
       Instant back = Instant.now();
-      long refused = w.ledger.injected().stream().filter(l -> l.contains("POST /api/v1/namespaces/test/pods")).count();
+      long refused = refusedCreates(w);
       assertThat(refused).as("the operator tried to start run 2 during the outage").isPositive();
       // retried at least every 10 s (RespawnOperator.RETRY): run 2 starts soon after the server is back
       AgentInstance running = Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> w.get("patient"),
@@ -55,5 +53,9 @@ class ApiOutageTest {
       assertThat(running.getStatus().restarts).isEqualTo(1);
       assertThat(running.getStatus().attempt).isEqualTo(1);
     }
+  }
+
+  private static long refusedCreates(ChaosWorld w) {
+    return w.ledger.injected().stream().filter(l -> l.contains("POST /api/v1/namespaces/test/pods")).count();
   }
 }

@@ -340,15 +340,12 @@ class ChaosTest {
     return sb.toString();
   }
 
+  /** A random pause of the chaos schedule (not a synchronisation: the invariants are checked at the end). */
   private static void sleep(long ms) {
     if (ms <= 0) {
       return;
     }
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    Awaitility.await().pollDelay(Duration.ofMillis(ms)).atMost(Duration.ofMillis(ms + 5_000)).until(() -> true);
   }
 
   private static void awaitTermination(ScheduledExecutorService s) {
