@@ -78,7 +78,7 @@ final class ApiEconomy {
         + ")"));
   }
 
-  static final String ECONOMY_RESET = "3s";
+  static final String ECONOMY_RESET = "2s";
 
   private static Map<String, Long> writes(AgentFleet fleet) {
     return fleet.api.requests().writesByResource(AgentFleet.OPERATOR);

@@ -21,9 +21,9 @@ record Plan(String mode, int fleet, int reactionWarmup, int reactionSamples, int
 
   static Plan of(String mode) {
     Plan plan = switch (mode) {
-      case "quick" -> new Plan(mode, 200, 20, 60, 1, 40, 1, 20, 5, 40, 200, 50, Duration.ofSeconds(5), 1000,
+      case "quick" -> new Plan(mode, 200, 20, 60, 1, 40, 1, 20, 3, 40, 200, 50, Duration.ofSeconds(5), 1000,
           List.of(200, 500, 1000), Duration.ofSeconds(10));
-      case "full" -> new Plan(mode, 1000, 100, 300, 2, 150, 2, 20, 15, 200, 1000, 100, Duration.ofSeconds(20),
+      case "full" -> new Plan(mode, 1000, 100, 300, 2, 150, 2, 20, 12, 200, 1000, 100, Duration.ofSeconds(20),
           3000, List.of(1000, 5000, 10000), Duration.ofSeconds(30));
       default -> throw new IllegalArgumentException("respawn.bench.mode must be quick or full, not " + mode);
     };

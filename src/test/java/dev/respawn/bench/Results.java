@@ -20,6 +20,9 @@ final class Results {
   record Row(String measurement, String figure, String respawn, String limit, String ratio, String goal,
       String result) {}
 
+  /** The order of the issue: measurements not listed come last. */
+  static final List<String> ORDER = List.of("decision cost", "reaction latency", "mass failure",
+      "restart punctuality", "scale", "heartbeats", "API economy");
   static final String MET = "met";
   static final String MISSED = "**missed**";
 
@@ -71,15 +74,23 @@ final class Results {
         .append("terminate, run side by side on the same server\n\n");
     md.append("| measurement | figure | Respawn | bare loop (limit) | ratio | goal | result |\n");
     md.append("|---|---|---|---|---|---|---|\n");
-    for (Row r : rows) {
+    List<Row> ordered = new ArrayList<>(rows);
+    ordered.sort(java.util.Comparator.comparingInt(r -> order(r.measurement())));
+    for (Row r : ordered) {
       md.append("| ").append(String.join(" | ", r.measurement(), r.figure(), r.respawn(), r.limit(), r.ratio(),
           r.goal(), r.result())).append(" |\n");
     }
     if (!notes.isEmpty()) {
       md.append("\n## Notes\n\n");
-      notes.forEach((m, list) -> list.forEach(n -> md.append("- **").append(m).append("**: ").append(n).append('\n')));
+      notes.entrySet().stream().sorted(java.util.Comparator.comparingInt(e -> order(e.getKey()))).forEach(e ->
+          e.getValue().forEach(n -> md.append("- **").append(e.getKey()).append("**: ").append(n).append('\n')));
     }
     return md.toString();
+  }
+
+  private static int order(String measurement) {
+    int i = ORDER.indexOf(measurement);
+    return i < 0 ? ORDER.size() : i;
   }
 
   void write(Path file, String markdown) {

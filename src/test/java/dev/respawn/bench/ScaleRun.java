@@ -2,8 +2,6 @@ package dev.respawn.bench;
 
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
-import dev.respawn.controller.OperatorSettings;
-import dev.respawn.controller.RespawnOperator;
 import dev.respawn.testsupport.MockApi;
 import dev.respawn.testsupport.RequestLog;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -13,21 +11,18 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
  * Scale, in steps on one mock server that keeps its store between steps (building 1,000, 5,000 and
- * 10,000 instances from scratch each would triple the time the mock takes to fill; it slows as it fills).
+ * 10,000 instances from scratch each would take the mock half as long again; it slows as it fills).
  * Each step: the harness adds instances up to N (no kubelet: each new instance needs a Lease, a pod and
- * a status write); a fresh operator starts, and the time until it has reconciled every instance and
- * the server has answered the status write of every new one is taken, with how busy the server was
- * meanwhile; reconciles per minute when nothing happens; the operator's heap after GC (the harness
- * JVM's heap with the operator running minus after it was stopped and dropped: the mock's store and the
- * request log stay in both); then a second fresh operator on the converged world (an operator restart,
- * a leader failover): the time until it has reconciled all N, writing nothing.
+ * a status write); a fresh operator process ({@link OperatorProcess}, a JVM of its own like in
+ * production) starts, and the time until it has reconciled every instance and the server has answered
+ * the status write of every new one is taken, with how busy the server was meanwhile; reconciles per
+ * minute when nothing happens; its heap after GC; then a second fresh operator process on the converged
+ * world (an operator restart, a leader failover): the time until it has reconciled all N, and its writes.
  */
 final class ScaleRun implements AutoCloseable {
   static final String NAME = "scale";
@@ -63,7 +58,7 @@ final class ScaleRun implements AutoCloseable {
         Results.seconds(first.convergedNanos()) + ", mock busy " + percent(first.mockBusyShare()));
     results.goal(NAME, size + " instances: reconciles per minute, idle", Results.number(first.idlePerMinute()), "~0",
         first.idlePerMinute() < 1);
-    String heap = Results.mib(first.operatorHeap()) + " (JVM " + Results.mib(first.totalHeap()) + ")";
+    String heap = Results.mib(first.operatorHeap());
     if (goalStep) {
       results.goal(NAME, size + " instances: operator heap after GC", heap, "≤ 256 MiB",
           first.operatorHeap() <= HEAP_GOAL);
@@ -76,32 +71,34 @@ final class ScaleRun implements AutoCloseable {
     if (restart.writes() > 0) {
       results.note(NAME, size + ": writes of the restarted operator: " + restart.writeMix());
     }
-    results.note(NAME, String.format(Locale.ROOT, "%s: the harness added %,d instances in %s (%.0f/s, operator "
-        + "stopped); the operator then made %,d writes (%s) with %.2f reconciles per instance; the mock server "
-        + "was busy %s of that time (one global lock, a scan of the whole store on every request)", size,
-        n - before, Results.seconds(fill), (n - before) / (fill / 1e9), first.writes(), first.writeMix(),
-        first.reconciles() / (double) n, percent(first.mockBusyShare())));
+    results.note(NAME, String.format(Locale.ROOT, "%s: the harness added %,d instances in %s (%.0f/s, no operator "
+        + "running); the operator process started (JVM start and informers synced) in %s, then made %,d writes "
+        + "(%s) with %.2f reconciles per instance; the mock server was busy %s of the time from start to all "
+        + "reconciled (one global lock, a scan of the whole store on every request)", size, n - before,
+        Results.seconds(fill), (n - before) / (fill / 1e9), Results.seconds(first.startedNanos()), first.writes(),
+        first.writeMix(), first.reconciles() / (double) n, percent(first.mockBusyShare())));
   }
 
-  record Operated(long convergedNanos, double mockBusyShare, long writes, String writeMix, long reconciles,
-      double idlePerMinute, long totalHeap, long operatorHeap) {}
+  record Operated(long convergedNanos, long startedNanos, double mockBusyShare, long writes, String writeMix,
+      long reconciles, double idlePerMinute, long operatorHeap) {}
 
-  /** Starts a fresh operator, waits until it reconciled all {@code n}; with {@code measure}, idle and heap too. */
+  /**
+   * Starts a fresh operator process and waits until it reconciled all {@code n}; with {@code measure},
+   * reconciles when idle and its heap too.
+   */
   private Operated operate(int n, Plan plan, boolean measure) {
-    KubernetesClient client = api.newClient(b -> b.withUserAgent(AgentFleet.OPERATOR));
-    CountingSink sink = AgentFleet.productionSink(client);
-    RespawnOperator operator = new RespawnOperator(client, OperatorSettings.defaults().withNamespaces(Set.of(NS)),
-        sink, Optional.empty());
-    try {
-      long s0 = System.nanoTime();
-      operator.start();
+    long s0 = System.nanoTime();
+    try (ForkedOperator operator = new ForkedOperator(api.url(), NS, AgentFleet.OPERATOR)) {
+      operator.awaitStarted();
+      long started = System.nanoTime() - s0;
       long deadline = s0 + CONVERGE.toNanos();
-      while (System.nanoTime() < deadline && !converged(n, sink)) {
-        Observer.sleep(sink.reconciledInstances() < n ? 100 : 500);
+      long[] stats = operator.stats();
+      while (System.nanoTime() < deadline && !converged(n, stats[1])) {
+        Observer.sleep(stats[1] < n ? 100 : 500);
+        stats = operator.stats();
       }
-      if (!converged(n, sink)) {
-        throw new IllegalStateException("only " + sink.reconciledInstances() + " of " + n
-            + " instances reconciled within " + CONVERGE);
+      if (!converged(n, stats[1])) {
+        throw new IllegalStateException("only " + stats[1] + " of " + n + " instances reconciled within " + CONVERGE);
       }
       long done = System.nanoTime();
       List<RequestLog.Request> during = api.requests().matching(r -> r.startNanos() >= s0 && r.startNanos() <= done);
@@ -110,31 +107,17 @@ final class ScaleRun implements AutoCloseable {
       String mix = writes.stream().collect(Collectors.groupingBy(RequestLog.Request::key, java.util.TreeMap::new,
           Collectors.counting())).entrySet().stream().map(e -> e.getKey() + " " + String.format(Locale.ROOT, "%,d",
           e.getValue())).collect(Collectors.joining(", "));
-      long reconciles = sink.reconciles();
       double busy = busyNanos(during) / (double) (done - s0);
       if (!measure) {
-        awaitNoWrites(); // closing it amid reconciles would show JOSDK's shutdown, not the restart
-        return new Operated(done - s0, busy, writes.size(), mix, reconciles, 0, 0, 0);
+        awaitNoWrites(); // stopping it amid its writes would show the shutdown, not the restart
+        return new Operated(done - s0, started, busy, writes.size(), mix, stats[0], 0, 0);
       }
       Observer.sleep(2000); // stragglers: the watch events of the operator's last writes
-      long r0 = sink.reconciles();
+      long r0 = operator.stats()[0];
       long i0 = System.nanoTime();
       Observer.sleep(plan.idleWindow().toMillis());
-      double idle = (sink.reconciles() - r0) * 60e9 / (System.nanoTime() - i0);
-      long total = heapAfterGc();
-      operator.close();
-      client.close();
-      operator = null;
-      sink = null;
-      client = null;
-      Observer.sleep(1000);
-      long without = heapAfterGc();
-      return new Operated(done - s0, busy, writes.size(), mix, reconciles, idle, total, total - without);
-    } finally {
-      if (operator != null) {
-        operator.close();
-        client.close();
-      }
+      double idle = (operator.stats()[0] - r0) * 60e9 / (System.nanoTime() - i0);
+      return new Operated(done - s0, started, busy, writes.size(), mix, stats[0], idle, operator.heapAfterGc());
     }
   }
 
@@ -154,8 +137,8 @@ final class ScaleRun implements AutoCloseable {
   }
 
   /** Every instance reconciled, and the server answered a status write for each (the operator's last act). */
-  private boolean converged(int n, CountingSink sink) {
-    if (sink.reconciledInstances() < n) {
+  private boolean converged(int n, long reconciledInstances) {
+    if (reconciledInstances < n) {
       return false;
     }
     long withStatus = api.requests().matching(r -> r.userAgent().equals(AgentFleet.OPERATOR)
