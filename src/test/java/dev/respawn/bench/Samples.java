@@ -53,6 +53,7 @@ final class Samples {
   static long median(long... xs) {
     long[] sorted = xs.clone();
     Arrays.sort(sorted);
-    return sorted.length == 0 ? 0 : sorted[(sorted.length - 1) / 2];
+    int n = sorted.length;
+    return n == 0 ? 0 : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 }
