@@ -65,7 +65,7 @@ final class Punctuality {
     results.note(NAME, String.format(Locale.ROOT, "%d instances × %d round(s), failures spread at %d/s; backoff "
         + "Linear 1s with jitter 0.5 (due 0.5–1.5 s after each failure); decided = status.lastRestart.startedAt "
         + "(%d of %d restarts), seen = the new pod's ADD at the harness's informer (includes the create request "
-        + "and the watch delivery); %s", fleet.punctual.size(), plan.punctualRounds(),
+        + "and the watch delivery); afterwards %s", fleet.punctual.size(), plan.punctualRounds(),
         plan.punctualKillsPerSecond(), decidedLate.size(), seenLate.size(), fleet.storeDescription()));
   }
 }

@@ -38,7 +38,7 @@ final class ReactionLatency {
     results.info(NAME, "max (Respawn / bare)", Results.ms(respawn.max()) + " / " + Results.ms(bare.max()));
     results.note(NAME, respawn.size() + " restarts each, alternating, after " + plan.reactionWarmup()
         + " warm-up restarts each; from the status write that fails the pod to the replacement's ADD at the "
-        + "harness's informer; " + fleet.storeDescription());
+        + "harness's informer; afterwards " + fleet.storeDescription());
   }
 
   private static String pick(AgentFleet fleet, boolean operator, int i) {
