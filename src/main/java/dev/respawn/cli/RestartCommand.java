@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
     description = {"Ask the operator to restart an agent now (annotation respawn.dev/restart; not a failure).",
         "With --all-failed: resume every Failed or Escalated agent of the namespace (respawn.dev/resume)."})
 final class RestartCommand extends PluginCommand {
-  static final String REASON_ANNOTATION = "respawn.dev/restart-reason";
+  static final String REASON_ANNOTATION = AgentInstance.RESTART_REASON_ANNOTATION;
 
   @Parameters(paramLabel = "NAME", arity = "0..1", description = "The AgentInstance (not with --all-failed).")
   String name;

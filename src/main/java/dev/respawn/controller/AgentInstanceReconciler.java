@@ -9,6 +9,8 @@ import dev.respawn.policy.Decision;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.RestartEvaluator;
 import dev.respawn.policy.RestartPolicy;
+import dev.respawn.policy.Sighting;
+import dev.respawn.policy.Violation;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -95,7 +97,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Instant now = settings.clock().instant();
     var resolved = resolver.resolve(instance);
     InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
-    String unreadable = problems.describe(instance);
+    String unreadable = java.util.stream.Stream.concat(java.util.stream.Stream.of(problems.describe(instance)),
+        InstanceSpecRules.check(instance).stream().map(Violation::toString)).filter(p -> !p.isEmpty())
+        .collect(java.util.stream.Collectors.joining("; "));
     if (!unreadable.isEmpty()) {
       // fields of the wrong JSON type (the schema was bypassed): refused, like an invalid policy
       String message = Bounds.truncateUtf8("AgentInstance " + instance.getMetadata().getName() + " is invalid: "
@@ -111,26 +115,24 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     }
     RestartPolicy policy = resolved.policy().get();
     InstanceState state = StatusMapper.toState(instance.getStatus());
-    InstanceState before = state.copy();
     String ns = instance.getMetadata().getNamespace();
-    List<Pod> owned = List.copyOf(context.getSecondaryResources(Pod.class));
-    String leaseName = HeartbeatLeases.leaseName(instance);
-    Lease lease = leases.get(new ResourceID(leaseName, ns)).orElse(null);
-    RunObservation seen = RunObservation.of(instance, state, owned,
+    Lease lease = leases.get(new ResourceID(HeartbeatLeases.leaseName(instance), ns)).orElse(null);
+    Sighting seen = InstanceSighting.of(instance, state, List.copyOf(context.getSecondaryResources(Pod.class)),
         name -> context.getClient().pods().inNamespace(ns).withName(name).get(), lease, renewals, now);
     long started = System.nanoTime();
-    Decision decision = evaluator.decide(policy, state, seen.observation, now, random(instance, state));
-    sink.decisionTook(Duration.ofNanos(System.nanoTime() - started));
-    PodActions actions = new PodActions(context.getClient(), pods, instance, leaseName);
-    if (lease == null) {
-      // told to the Lease cache, so our own create does not come back as an event and a reconcile
-      actions.ensureLease().ifPresent(created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created),
-          created));
+    Decision decided = evaluator.decide(policy, state, seen, now, random(instance, state));
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    Decision decision = new PodActions(context.getClient(), pods, instance).execute(decided,
+        (invalid, message) -> evaluator.spawnFailed(policy, state, seen, invalid, message, now,
+            random(instance, state)),
+        // told to the Lease cache, so our own create does not come back as an event and a reconcile
+        created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created), created));
+    if (!decision.deferStatus()) {
+      writer.write(decision);
     }
-    decision = actions.apply(decision, seen, before, (invalid, message) -> evaluator.spawnFailed(policy, before,
-        seen.observation, invalid, message, now, random(instance, before)));
-    sink.decided(instance, decision, seen.currentPod.orElse(null));
-    writer.write(decision);
+    // committed: only now is it told (Events, audit line, metrics); a failed write above leaves no trace
+    sink.decisionTook(took);
+    sink.decided(instance, decision, currentPod(context, decision));
     UpdateControl<AgentInstance> control = UpdateControl.noUpdate();
     if (decision.wakeAt().isPresent()) {
       // from the time this reconcile ends, not when it began: its writes took time, and JOSDK starts the
@@ -138,10 +140,14 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       Duration delay = Duration.between(settings.clock().instant(), decision.wakeAt().get());
       control = control.rescheduleAfter((delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
     }
-    if (seen.nextRunExists && decision.start().isPresent()) {
-      control = control.rescheduleAfter(Duration.ofMillis(1)); // that pod existed already: observe it now
-    }
     return control;
+  }
+
+  /** The pod the decision concerns (the Event's related object), when the cache shows it. */
+  private static Pod currentPod(Context<AgentInstance> context, Decision decision) {
+    String name = decision.state().currentPod;
+    return name == null ? null : context.getSecondaryResources(Pod.class).stream()
+        .filter(p -> name.equals(p.getMetadata().getName())).findFirst().orElse(null);
   }
 
   private java.util.random.RandomGenerator random(AgentInstance instance, InstanceState state) {

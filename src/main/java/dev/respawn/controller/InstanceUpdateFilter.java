@@ -20,6 +20,6 @@ public class InstanceUpdateFilter implements OnUpdateFilter<AgentInstance> {
   private static String action(AgentInstance i) {
     Map<String, String> a = i.getMetadata().getAnnotations();
     return a == null ? "" : a.get(AgentInstance.RESTART_ANNOTATION) + "|" + a.get(AgentInstance.RESUME_ANNOTATION)
-        + "|" + a.get("respawn.dev/restart-reason");
+        + "|" + a.get(AgentInstance.RESTART_REASON_ANNOTATION);
   }
 }

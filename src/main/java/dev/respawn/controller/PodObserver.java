@@ -22,7 +22,7 @@ public final class PodObserver {
     PodStatus st = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
     String phase = st.getPhase() == null ? "Pending" : st.getPhase();
     Optional<ContainerStatus> agent = agentStatus(pod, agentContainer);
-    Instant created = StatusMapper.time(pod.getMetadata().getCreationTimestamp());
+    Instant created = latest(StatusMapper.time(pod.getMetadata().getCreationTimestamp()));
     PodView.Stage stage;
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       stage = PodView.Stage.FINISHED;
@@ -36,8 +36,8 @@ public final class PodObserver {
     } else {
       stage = PodView.Stage.PENDING;
     }
-    Instant started = agent.map(ContainerStatus::getState).map(ContainerState::getRunning)
-        .map(r -> StatusMapper.time(r.getStartedAt())).orElse(StatusMapper.time(st.getStartTime()));
+    Instant started = latest(agent.map(ContainerStatus::getState).map(ContainerState::getRunning)
+        .map(r -> StatusMapper.time(r.getStartedAt())).orElse(StatusMapper.time(st.getStartTime())));
     String waitingReason = null;
     String waitingMessage = null;
     if (stage == PodView.Stage.PENDING) {
@@ -54,6 +54,15 @@ public final class PodObserver {
     boolean ready = condition(st, "Ready").map(c -> "True".equals(c.getStatus())).orElse(false);
     return new PodView(pod.getMetadata().getName(), pod.getMetadata().getUid(), stage, created,
         stage == PodView.Stage.PENDING ? null : started, waitingReason, waitingMessage, ready);
+  }
+
+  /**
+   * Pod times have whole seconds: 10:00:00Z means some time before 10:00:01Z. Deadlines counted from
+   * them (startupGrace) take the latest such time, so a pod made late in a second is not given up to a
+   * second less than its grace.
+   */
+  static Instant latest(Instant wholeSecond) {
+    return wholeSecond == null || wholeSecond.getNano() != 0 ? wholeSecond : wholeSecond.plusSeconds(1).minusNanos(1);
   }
 
   /** How the run ended, or empty while it has not. */

@@ -59,7 +59,7 @@ public final class StatusMapper {
     }
     if (st.heartbeat != null) {
       HeartbeatStatus h = st.heartbeat;
-      s.heartbeat = new HeartbeatInfo(h.verdict, time(h.lastRenewTime), time(h.observedAt), h.detail);
+      s.heartbeat = new HeartbeatInfo(h.verdict, time(h.since), h.detail);
     }
     if (st.resume != null) {
       ResumeStatus r = st.resume;
@@ -136,8 +136,7 @@ public final class StatusMapper {
     if (s.heartbeat != null) {
       HeartbeatStatus h = new HeartbeatStatus();
       h.verdict = s.heartbeat.verdict();
-      h.lastRenewTime = text(s.heartbeat.lastRenewTime());
-      h.observedAt = text(s.heartbeat.observedAt());
+      h.since = text(s.heartbeat.since());
       h.detail = s.heartbeat.detail();
       st.heartbeat = h;
     }

@@ -44,13 +44,9 @@ public final class HeartbeatLeases {
     return lease;
   }
 
-  /**
-   * The Lease as the decision core sees it, or null when the current pod does not hold it (a stale
-   * run cannot vouch for the new one).
-   */
-  public static LeaseView view(Lease lease, String currentPod, Instant changeSeenAt) {
-    if (lease == null || lease.getSpec() == null || currentPod == null
-        || !Objects.equals(currentPod, lease.getSpec().getHolderIdentity())) {
+  /** The Lease as the decision core sees it (the core checks its holder), or null when it has no spec. */
+  public static LeaseView view(Lease lease, Instant changeSeenAt) {
+    if (lease == null || lease.getSpec() == null) {
       return null;
     }
     Map<String, String> a = lease.getMetadata().getAnnotations() == null ? Map.of()
@@ -74,13 +70,18 @@ public final class HeartbeatLeases {
         || !Objects.equals(newer.getMetadata().getAnnotations(), older.getMetadata().getAnnotations());
   }
 
+  /** The pod that holds the Lease (spec.holderIdentity), or null. */
+  public static String holder(Lease lease) {
+    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+  }
+
   /** An unknown verdict value is Ambiguous: fail closed. Absent means Healthy (the renewal itself). */
   static HealthVerdict verdict(String value) {
     if (value == null) {
       return null;
     }
     for (HealthVerdict v : HealthVerdict.values()) {
-      if (v.name().equalsIgnoreCase(value.trim()) && v != HealthVerdict.Unknown) {
+      if (v.name().equalsIgnoreCase(value.trim()) && v.agentMayReport()) {
         return v;
       }
     }

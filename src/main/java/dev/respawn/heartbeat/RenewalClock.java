@@ -10,8 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Remembers, per Lease, when this operator last saw its renewTime change, by its own clock (as
  * Kubernetes' node lifecycle controller does). Renewals that change nothing else do not trigger a
- * reconcile; the reconcile that wakes at the expiry time reads the time from here. After an
- * operator restart the map is empty and status.heartbeat.observedAt carries the last value.
+ * reconcile; the reconcile that wakes at the expiry time reads the time from here. Nothing of it is
+ * written to status: after an operator restart the map is empty, and a Lease first seen by the new
+ * process counts as renewed then, so every live run gets a full timeout (as Kubernetes' node lifecycle
+ * controller grants every node after a restart).
  */
 public final class RenewalClock {
   private final InstantSource clock;
@@ -39,11 +41,18 @@ public final class RenewalClock {
     return true;
   }
 
-  /** When the operator saw this Lease's current renewTime appear, or null when it did not track it. */
+  /**
+   * When this operator saw the Lease's current renewTime appear; a renewTime not seen before counts as
+   * seen now. Null when the Lease was never renewed.
+   */
   public Instant seenAt(Lease lease) {
-    Seen s = seen.get(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()));
     Instant renew = renewTime(lease);
-    return s != null && Objects.equals(s.renewTime(), renew) ? s.at() : null;
+    if (renew == null) {
+      return null;
+    }
+    return seen.compute(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()),
+        (k, old) -> old != null && Objects.equals(old.renewTime(), renew) ? old : new Seen(renew, clock.instant()))
+        .at();
   }
 
   /** The Lease's renewTime as an instant, or null. */

@@ -1,7 +1,7 @@
 package dev.respawn.observability;
 
 import dev.respawn.policy.Decision.Notice;
-import java.time.Duration;
+import dev.respawn.policy.EventType;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,34 +33,15 @@ public final class DecisionLog {
   /** Logs a decision's notice about the instance. */
   public void notice(String namespace, String instance, Notice notice) {
     log.atLevel(levelOf(notice)).addKeyValue("namespace", namespace).addKeyValue("instance", instance)
-        .addKeyValue("reason", notice.reason()).addKeyValue("type", notice.type()).log(text(notice));
-  }
-
-  /** DEBUG {@code [RST] Evaluating restart for {InstanceId}, attempt {Attempt}/{Max}}. */
-  public void evaluating(String namespace, String instance, int attempt, int maxAttempts) {
-    if (log.isDebugEnabled()) {
-      log.atDebug().addKeyValue("namespace", namespace).addKeyValue("instance", instance)
-          .log(PREFIX + " Evaluating restart for " + instance + ", attempt " + attempt + "/" + maxAttempts);
-    }
-  }
-
-  /** DEBUG {@code [RST] Calculated delay: {Delay}ms (policy: {PolicyType}, jitter: {JitterEnabled})}. */
-  public void calculatedDelay(String namespace, String instance, Duration delay, String policyType,
-      boolean jitter) {
-    if (log.isDebugEnabled()) {
-      log.atDebug().addKeyValue("namespace", namespace).addKeyValue("instance", instance)
-          .log(PREFIX + " Calculated delay: " + delay.toMillis() + "ms (policy: " + policyType + ", jitter: "
-              + jitter + ")");
-    }
+        .addKeyValue("reason", notice.reason().name()).addKeyValue("type", notice.type().name()).log(text(notice));
   }
 
   static Level levelOf(Notice notice) {
-    boolean warning = "Warning".equals(notice.type());
+    boolean warning = notice.type() == EventType.Warning;
     return switch (notice.reason()) {
-      case "RestartExhausted" -> Level.ERROR;
-      case "RestartFailed" -> Level.WARN;
-      case "CircuitBreakerStateChanged" -> warning ? Level.WARN : Level.INFO;
-      case "RestartScheduled", "RestartStarted", "RestartSucceeded" -> Level.INFO;
+      case RestartExhausted -> Level.ERROR;
+      case RestartFailed -> Level.WARN;
+      case RestartScheduled, RestartStarted, RestartSucceeded -> Level.INFO;
       default -> warning ? Level.WARN : Level.INFO;
     };
   }

@@ -106,7 +106,8 @@ public final class KubeEventRecorder {
 
   /** Records a decision's notice about {@code regarding}; {@code related} (the pod) may be null. */
   public Outcome record(HasMetadata regarding, HasMetadata related, Notice notice) {
-    return record(regarding, related, notice.type(), notice.reason(), actionFor(notice.reason()), notice.message());
+    return record(regarding, related, notice.type().name(), notice.reason().name(), notice.reason().action(),
+        notice.message());
   }
 
   /** Records an Event; type Normal or Warning, reason of api.md §8, action a short verb. Never throws. */
@@ -208,22 +209,6 @@ public final class KubeEventRecorder {
   /** True once the cluster turned out not to serve events.k8s.io/v1. */
   public boolean usesCoreV1Events() {
     return writer.usesCoreV1();
-  }
-
-  /** The short verb of an Event reason (api.md §8). */
-  static String actionFor(String reason) {
-    return switch (reason) {
-      case "RestartScheduled" -> "ScheduleRestart";
-      case "RestartStarted", "RestartRequested" -> "Restart";
-      case "RestartSucceeded" -> "Recover";
-      case "RestartFailed" -> "ObserveFailure";
-      case "RestartExhausted", "Escalated" -> "Escalate";
-      case "CircuitBreakerStateChanged" -> "UpdateCircuitBreaker";
-      case "ResumeDecision" -> "DecideResume";
-      case "HeartbeatStale" -> "CheckHeartbeat";
-      case "PolicyInvalid" -> "ValidatePolicy";
-      default -> "Reconcile";
-    };
   }
 
   /** {@code <regarding name>.<hex>}: the time in nanoseconds, made unique within this recorder. */

@@ -5,6 +5,7 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.controller.DecisionSink;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.EventReason;
 import io.fabric8.kubernetes.api.model.Pod;
 
 /** Reports decisions as Kubernetes Events, [RST] log lines and JSON audit lines. */
@@ -30,22 +31,22 @@ public final class ReportingSink implements DecisionSink {
     String name = instance.getMetadata().getName();
     for (Notice n : decision.notices()) {
       log.notice(ns, name, n);
-      events.record(instance, pod, n);
     }
+    decision.event().ifPresent(e -> events.record(instance, pod, e));
     decision.audit().ifPresent(audit::write);
     metrics.record(instance, decision);
   }
 
   @Override
   public void policyRefused(AgentInstance instance, String reason, String message) {
-    Notice n = Notice.warning("PolicyInvalid", reason + ": " + message);
+    Notice n = Notice.warning(EventReason.PolicyInvalid, reason + ": " + message);
     log.notice(instance.getMetadata().getNamespace(), instance.getMetadata().getName(), n);
     events.record(instance, null, n);
   }
 
   @Override
   public void policyRejected(AgentRestartPolicy policy, String reason, String message) {
-    Notice n = Notice.warning("PolicyInvalid", reason + ": " + message);
+    Notice n = Notice.warning(EventReason.PolicyInvalid, reason + ": " + message);
     log.notice(policy.getMetadata().getNamespace(), policy.getMetadata().getName(), n);
     events.record(policy, null, n);
   }

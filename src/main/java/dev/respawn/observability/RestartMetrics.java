@@ -61,24 +61,20 @@ public final class RestartMetrics {
     circuits.put(instance.getMetadata().getNamespace() + "/" + instance.getMetadata().getName(), s.circuit.state());
     String failureClass = s.lastFailure == null || s.lastFailure.interruptionClass() == null ? "None"
         : s.lastFailure.interruptionClass().name();
+    trips.increment(d.circuitTrips());
     for (Notice n : d.notices()) {
       switch (n.reason()) {
-        case "RestartStarted" -> {
+        case RestartStarted -> {
           attempts("started", s.lastRestart != null && "Failure".equals(s.lastRestart.kind()) ? failureClass : "None");
           if (s.lastRestart != null && s.lastRestart.requestedAt() != null && s.lastRestart.startedAt() != null) {
             actual.record(seconds(Duration.between(s.lastRestart.requestedAt(), s.lastRestart.startedAt())));
           }
         }
-        case "RestartSucceeded" -> attempts("succeeded", failureClass);
-        case "RestartFailed" -> attempts("failed", failureClass);
-        case "RestartExhausted" -> exhausted.increment();
-        case "HeartbeatStale" -> stale.increment();
-        case "CircuitBreakerStateChanged" -> {
-          if (n.message().contains("-> Open")) {
-            trips.increment();
-          }
-        }
-        case "RestartScheduled" -> {
+        case RestartSucceeded -> attempts("succeeded", failureClass);
+        case RestartFailed -> attempts("failed", failureClass);
+        case RestartExhausted -> exhausted.increment();
+        case HeartbeatStale -> stale.increment();
+        case RestartScheduled -> {
           if (s.lastDecision != null) {
             calculated.record(s.lastDecision.delaySeconds());
           }

@@ -6,24 +6,62 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What to do now, and the new status values. The controller applies it: delete the current pod
- * and/or create the next one, write {@link #state()} to status once, emit the notices as Events and
- * log lines, write the audit line, and reconcile again at {@link #wakeAt()}.
+ * What to do now, and the new status values. The controller executes exactly this and nothing else:
+ * the {@link #deletions()} (with the pod's UID as a precondition), the {@link #start()}, the Lease when
+ * {@link #createLease()}, then one status write of {@link #state()} (unless {@link #deferStatus()}),
+ * and only after those succeeded the notices as one Event, the audit line and the metrics; it
+ * reconciles again at {@link #wakeAt()}.
  *
  * @param state the new status values
- * @param deletePod delete the current (live) pod
+ * @param deletions pods to delete, each with its UID
  * @param start create this pod now (only ever when no pod of the instance is live)
+ * @param createLease the instance's heartbeat Lease does not exist: create it
+ * @param deferStatus the only change is the start of the next run: its status is written with the next
+ *     change a user can act on (the run running, a pod that cannot start, its end); the pod itself
+ *     carries the start until then (see {@link RunObserver})
+ * @param startsExisting the started run's pod exists already (made before; no create, no notice)
  * @param reasonCode the reason code of this decision (also in state.lastDecision when one was made)
  * @param wakeAt the earliest future deadline at which the decision may change
- * @param notices Kubernetes Events to emit (and log)
+ * @param notices what happened, for the Event, the log lines and the metrics
+ * @param circuitTrips how often the instance's circuit breaker opened in this decision
  * @param audit the audit record of a restart decision, when one was made
  * @param liveness the Ready condition (api.md §5)
  */
-public record Decision(InstanceState state, boolean deletePod, Optional<PodStart> start, String reasonCode,
-    Optional<Instant> wakeAt, List<Notice> notices, Optional<AuditRecord> audit, Liveness liveness) {
+public record Decision(InstanceState state, List<PodDeletion> deletions, Optional<PodStart> start,
+    boolean createLease, boolean deferStatus, boolean startsExisting, String reasonCode, Optional<Instant> wakeAt,
+    List<Notice> notices, int circuitTrips, Optional<AuditRecord> audit, Liveness liveness) {
 
   public Decision {
+    deletions = List.copyOf(deletions);
     notices = List.copyOf(notices);
+  }
+
+  /**
+   * The one Event of this decision (api.md §8): the reason and type of its weightiest notice, the note
+   * carrying the others after it. Empty when nothing happened worth telling.
+   */
+  public Optional<Notice> event() {
+    Notice top = null;
+    for (Notice n : notices) {
+      if (top == null || n.outweighs(top)) {
+        top = n;
+      }
+    }
+    if (top == null || notices.size() == 1) {
+      return Optional.ofNullable(top);
+    }
+    StringBuilder note = new StringBuilder(top.message());
+    for (Notice n : notices) {
+      if (n != top) {
+        note.append(" | ").append(n.reason()).append(": ").append(n.message());
+      }
+    }
+    return Optional.of(new Notice(top.type(), top.reason(), note.toString()));
+  }
+
+  /** True when the decision ends the live current run by deleting its pod. */
+  public boolean deletePod() {
+    return deletions.stream().anyMatch(x -> x.why() == PodDeletion.Why.END_RUN);
   }
 
   /** A pod to create: its run number and name, and the RESPAWN_* values it gets. */
@@ -31,13 +69,21 @@ public record Decision(InstanceState state, boolean deletePod, Optional<PodStart
       Optional<InterruptionClass> interruptionClass) {}
 
   /** An Event: type Normal or Warning, a reason of api.md §8, a message. */
-  public record Notice(String type, String reason, String message) {
-    public static Notice normal(String reason, String message) {
-      return new Notice("Normal", reason, message);
+  public record Notice(EventType type, EventReason reason, String message) {
+    public static Notice normal(EventReason reason, String message) {
+      return new Notice(EventType.Normal, reason, message);
     }
 
-    public static Notice warning(String reason, String message) {
-      return new Notice("Warning", reason, message);
+    public static Notice warning(EventReason reason, String message) {
+      return new Notice(EventType.Warning, reason, message);
+    }
+
+    /** True when this notice outweighs {@code other} (warnings first, then the reason's rank). */
+    public boolean outweighs(Notice other) {
+      if (type != other.type) {
+        return type == EventType.Warning;
+      }
+      return reason.rank() < other.reason.rank();
     }
   }
 

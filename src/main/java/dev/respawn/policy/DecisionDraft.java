@@ -22,10 +22,16 @@ import java.util.random.RandomGenerator;
 final class DecisionDraft {
   final RestartPolicy policy;
   final InstanceState state;
-  final Observation obs;
+  Observation obs;
   final Instant now;
   final RandomGenerator random;
-  boolean deletePod;
+  private final int tripsBefore;
+  /** The pod of the current run as observed (null when there is none). */
+  private PodView observedCurrent;
+  /** End the live current run: its pod is deleted. */
+  boolean endRun;
+  boolean startsExisting;
+  boolean deferStatus;
   PodStart start;
   String reasonCode = "";
   Liveness liveness;
@@ -39,7 +45,27 @@ final class DecisionDraft {
     this.obs = obs;
     this.now = now;
     this.random = random;
+    this.tripsBefore = state.circuit.trips();
+    this.observedCurrent = obs.pod().filter(p -> p.name().equals(state.currentPod)).orElse(null);
   }
+
+  /** The current run's pod, when it was seen. */
+  Optional<PodView> currentPod() {
+    return Optional.ofNullable(observedCurrent);
+  }
+
+  /** The next run's pod existed already: it is the current run's from now on. */
+  void switchToNextRun(Sighting seen) {
+    PodView previous = observedCurrent;
+    obs = obs.atNextRun(seen);
+    observedCurrent = obs.pod().orElse(null);
+    if (previous != null) {
+      replaced = previous;
+    }
+  }
+
+  /** The current pod before {@link #switchToNextRun()}: an earlier run's now. */
+  private PodView replaced;
 
   String instance() {
     return obs.instance();
@@ -78,7 +104,7 @@ final class DecisionDraft {
     state.terminalReason = terminal;
     state.nextRestartAt = null;
     reasonCode = code;
-    notice(Notice.warning("Escalated", escalationMessage(code)));
+    notice(Notice.warning(EventReason.Escalated, escalationMessage(code)));
   }
 
   String escalationMessage(String code) {
@@ -118,8 +144,32 @@ final class DecisionDraft {
     if (liveness == null) {
       liveness = idleLiveness();
     }
-    return new Decision(state, deletePod, Optional.ofNullable(start), reasonCode, Optional.ofNullable(wakeAt),
-        notices, Optional.ofNullable(audit), liveness);
+    return new Decision(state, deletions(), Optional.ofNullable(start), !obs.leaseExists(), deferStatus,
+        startsExisting, reasonCode, Optional.ofNullable(wakeAt), notices, state.circuit.trips() - tripsBefore,
+        Optional.ofNullable(audit), liveness);
+  }
+
+  /**
+   * The pods to delete: the current run's when the decision ends it or it ended while its pod lives on
+   * (sidecars), and once a run is running, the finished pods of earlier runs (kept until then for logs).
+   */
+  private List<PodDeletion> deletions() {
+    List<PodDeletion> out = new ArrayList<>();
+    PodView current = observedCurrent;
+    if (current != null && current.isLive() && current.stage() != PodView.Stage.TERMINATING
+        && (endRun || obs.ending().isPresent())) {
+      out.add(new PodDeletion(current.name(), current.uid(), endRun ? PodDeletion.Why.END_RUN
+          : PodDeletion.Why.ENDED_BUT_LIVE));
+    }
+    if (state.phase == Phase.Running) {
+      for (PodFacts p : obs.earlierRuns()) {
+        out.add(new PodDeletion(p.name(), p.uid(), PodDeletion.Why.FINISHED_EARLIER_RUN));
+      }
+      if (replaced != null && replaced.stage() == PodView.Stage.FINISHED) {
+        out.add(new PodDeletion(replaced.name(), replaced.uid(), PodDeletion.Why.FINISHED_EARLIER_RUN));
+      }
+    }
+    return out;
   }
 
   private Liveness idleLiveness() {
@@ -130,6 +180,8 @@ final class DecisionDraft {
       case Suspended -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "suspended (spec.suspend)");
       case Backoff, CircuitOpen -> new Liveness(false, LivenessGate.POD_NOT_RUNNING,
           "next run at " + state.nextRestartAt);
+      case Starting -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "pod " + state.currentPod
+          + " is not running yet");
       default -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "no pod running");
     };
   }

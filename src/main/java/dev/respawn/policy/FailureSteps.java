@@ -45,7 +45,7 @@ final class FailureSteps {
       d.recordRunEnd(e.podUid(), "RestartRequest", null, e.exitCode(), RESTART_REQUESTED);
       String reason = e.message() == null || e.message().isBlank() ? "exit code " + e.exitCode()
           : Bounds.truncateUtf8(e.message().strip(), Bounds.MESSAGE_BYTES);
-      d.notice(Notice.normal("RestartRequested", "The agent asked for a restart (exit code " + e.exitCode() + "): "
+      d.notice(Notice.normal(EventReason.RestartRequested, "The agent asked for a restart (exit code " + e.exitCode() + "): "
           + reason));
       restartAtOnce(d, "RestartRequest", reason, RESTART_REQUESTED, "agent");
       return;
@@ -75,7 +75,7 @@ final class FailureSteps {
         Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now);
     String summary = Bounds.truncateUtf8(cls + "/" + c.failureReason() + (e.exitCode() != null ? " exit "
         + e.exitCode() : "") + (e.reason() != null ? " " + e.reason() : ""), Bounds.MESSAGE_BYTES);
-    d.notice(Notice.warning("RestartFailed", "[RST] Restart failed for " + d.instance() + ": " + summary));
+    d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": " + summary));
     // a. backoff type None: never restart a failure
     if (p.backoff().type() == BackoffType.None) {
       end(d, e, cls, POLICY_NONE, c.maxRetries(), null);
@@ -108,13 +108,13 @@ final class FailureSteps {
     CircuitState before = s.circuit.state();
     s.circuit = CircuitBreaker.recordFailure(s.circuit, p.circuitBreaker(), d.now);
     if (before != CircuitState.Open && s.circuit.state() == CircuitState.Open) {
-      d.notice(Notice.warning("CircuitBreakerStateChanged", "[RST] Circuit breaker opened for " + d.instance()
+      d.notice(Notice.warning(EventReason.CircuitBreakerStateChanged, "[RST] Circuit breaker opened for " + d.instance()
           + ", reset in " + GoDuration.format(p.circuitBreaker().openDuration()) + " (" + before + " -> Open)"));
     }
     // f. retries exhausted
     if (s.attempt > c.maxRetries()) {
       end(d, e, cls, RETRIES_EXHAUSTED, c.maxRetries(), null);
-      d.notice(Notice.warning("RestartExhausted", "[RST] Restart attempts exhausted for " + d.instance() + " after "
+      d.notice(Notice.warning(EventReason.RestartExhausted, "[RST] Restart attempts exhausted for " + d.instance() + " after "
           + (s.attempt - 1) + " attempts"));
       d.stop(Phase.Escalated, e.kind().isStall() ? TerminalReason.StallTimeout : TerminalReason.RestartLimitExceeded,
           RETRIES_EXHAUSTED);
@@ -137,7 +137,7 @@ final class FailureSteps {
       s.resume = new ResumeInfo(lease == null ? null : cut(lease.checkpoint()), lease == null ? null
           : cut(lease.checkpointStatus()), lease == null ? null : lease.stepIdempotent(), resume.eligible(),
           resume.reasonCode(), resume.eligible() ? secondsUp(resume.cooldown()) : 0, s.resume.attempts());
-      d.notice(Notice.normal("ResumeDecision", "Resume " + (resume.eligible() ? "eligible" : "not eligible") + ": "
+      d.notice(Notice.normal(EventReason.ResumeDecision, "Resume " + (resume.eligible() ? "eligible" : "not eligible") + ": "
           + resume.reasonCode()));
       if (p.resume().mode() == ResumeMode.Require && !resume.eligible()) {
         end(d, e, cls, resume.reasonCode(), c.maxRetries(), false);
@@ -172,7 +172,7 @@ final class FailureSteps {
     d.scheduleRestart(d.now.plus(wait), restart);
     d.decided("Restart", code, c.maxRetries(), wait, cls, resume == null ? null : resume.eligible(),
         resuming ? secondsUp(resume.cooldown()) : 0, "system");
-    d.notice(Notice.normal("RestartScheduled", "[RST] Restart scheduled for " + d.instance() + " at "
+    d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] Restart scheduled for " + d.instance() + " at "
         + s.nextRestartAt + " (attempt " + s.attempt + ")"));
   }
 

@@ -107,8 +107,11 @@ public final class InstanceState {
   public record DecisionInfo(String action, String reasonCode, int attempt, int maxAttempts, boolean finalAttempt,
       double delaySeconds, Instant at) {}
 
-  /** status.heartbeat; observedAt is the operator's time of the last renewTime change it saw. */
-  public record HeartbeatInfo(HealthVerdict verdict, Instant lastRenewTime, Instant observedAt, String detail) {}
+  /**
+   * status.heartbeat: the verdict, since when it holds, and the agent's detail. It changes with the
+   * verdict or the detail, never per renewal (when renewals were seen is kept in the operator's memory).
+   */
+  public record HeartbeatInfo(HealthVerdict verdict, Instant since, String detail) {}
 
   /** status.resume. */
   public record ResumeInfo(String checkpoint, String checkpointStatus, Boolean idempotent, Boolean eligible,

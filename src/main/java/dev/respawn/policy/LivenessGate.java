@@ -25,32 +25,44 @@ public final class LivenessGate {
   private LivenessGate() {}
 
   /**
-   * The heartbeat status after seeing {@code lease}: observedAt moves only when renewTime changed.
-   * A renewal without a respawn.dev/health annotation counts as Healthy.
+   * The heartbeat status after seeing {@code lease} (held by the current pod): it changes only when the
+   * verdict or the detail does. A renewal without a respawn.dev/health annotation counts as Healthy.
    */
   public static HeartbeatInfo track(HeartbeatInfo previous, LeaseView lease, Instant now) {
-    if (lease == null) {
+    if (lease == null || lease.renewTime() == null) {
       return previous;
     }
-    Instant observedAt = previous == null ? null : previous.observedAt();
-    boolean changed = lease.renewTime() != null
-        && (previous == null || !Objects.equals(previous.lastRenewTime(), lease.renewTime()));
-    if (changed) {
-      observedAt = lease.changeSeenAt() != null ? lease.changeSeenAt() : now;
-    } else if (lease.changeSeenAt() != null && observedAt != null && lease.changeSeenAt().isAfter(observedAt)) {
-      observedAt = lease.changeSeenAt();
+    HealthVerdict verdict = verdictOf(lease);
+    String detail = Bounds.truncateUtf8(lease.detail(), Bounds.DETAIL_BYTES);
+    if (previous != null && previous.verdict() == verdict && Objects.equals(previous.detail(), detail)) {
+      return previous;
     }
-    HealthVerdict verdict = lease.renewTime() == null ? HealthVerdict.Unknown
-        : lease.verdict() == null ? HealthVerdict.Healthy : lease.verdict();
-    return new HeartbeatInfo(verdict, lease.renewTime(), observedAt,
-        Bounds.truncateUtf8(lease.detail(), Bounds.DETAIL_BYTES));
+    Instant since = previous != null && previous.verdict() == verdict ? previous.since() : now;
+    return new HeartbeatInfo(verdict, since, detail);
+  }
+
+  /** The run ended because no heartbeat change was seen in time: status says so until a new run renews. */
+  public static HeartbeatInfo stale(Liveness why, Instant now) {
+    return new HeartbeatInfo(HealthVerdict.Stale, now, Bounds.truncateUtf8(why.message(), Bounds.DETAIL_BYTES));
+  }
+
+  /** When the operator last saw the current pod's renewal change, or null when it saw none. */
+  public static Instant lastSeen(LeaseView lease) {
+    return lease == null || lease.renewTime() == null ? null : lease.changeSeenAt();
+  }
+
+  private static HealthVerdict verdictOf(LeaseView lease) {
+    if (lease == null || lease.renewTime() == null) {
+      return HealthVerdict.Unknown;
+    }
+    return lease.verdict() == null ? HealthVerdict.Healthy : lease.verdict();
   }
 
   /**
    * Judges the current run: whether it must end (stalled, crashed, stale, never started), whether it
    * is Ready, and when the verdict may change next.
    */
-  public static Judgement judge(RestartPolicy policy, HeartbeatInfo heartbeat, PodView pod, Instant now) {
+  public static Judgement judge(RestartPolicy policy, LeaseView lease, PodView pod, Instant now) {
     Optional<Duration> grace = policy.heartbeat().startupGrace();
     switch (pod.stage()) {
       case PENDING -> {
@@ -67,7 +79,7 @@ public final class LivenessGate {
         return new Judgement(Optional.empty(), l, Optional.empty());
       }
       case RUNNING -> {
-        return judgeRunning(policy, heartbeat, pod, now);
+        return judgeRunning(policy, lease, pod, now);
       }
       default -> {
         return new Judgement(Optional.empty(), new Liveness(false, POD_NOT_RUNNING,
@@ -76,11 +88,11 @@ public final class LivenessGate {
     }
   }
 
-  private static Judgement judgeRunning(RestartPolicy policy, HeartbeatInfo hb, PodView pod, Instant now) {
-    HealthVerdict verdict = hb == null ? HealthVerdict.Unknown : hb.verdict();
+  private static Judgement judgeRunning(RestartPolicy policy, LeaseView lease, PodView pod, Instant now) {
+    HealthVerdict verdict = verdictOf(lease);
     // the agent's own Stalled/Crashed verdict ends the run whether or not heartbeats are required
     if (verdict == HealthVerdict.Stalled || verdict == HealthVerdict.Crashed) {
-      Liveness l = new Liveness(false, UNHEALTHY_VERDICT, "the agent reported " + verdict + detail(hb));
+      Liveness l = new Liveness(false, UNHEALTHY_VERDICT, "the agent reported " + verdict + detail(lease));
       EndingKind kind = verdict == HealthVerdict.Stalled ? EndingKind.HEARTBEAT_STALLED : EndingKind.HEARTBEAT_CRASHED;
       return new Judgement(Optional.of(kind), l, Optional.empty());
     }
@@ -92,7 +104,7 @@ public final class LivenessGate {
     }
     Instant started = pod.startedAt() != null ? pod.startedAt() : pod.createdAt();
     Instant graceEnd = started == null ? now : started.plus(policy.heartbeat().startupGrace().orElse(timeout.get()));
-    Instant seen = hb == null ? null : hb.observedAt();
+    Instant seen = lastSeen(lease);
     // startupGrace is the time to the first heartbeat; after it, each heartbeat is good for one timeout
     Instant deadline = seen == null ? graceEnd : seen.plus(timeout.get());
     if (now.isAfter(deadline)) {
@@ -106,14 +118,15 @@ public final class LivenessGate {
           + deadline + ")"), next);
     }
     if (verdict == HealthVerdict.Healthy) {
-      return new Judgement(Optional.empty(), new Liveness(true, HEALTHY, "heartbeat fresh" + detail(hb)), next);
+      return new Judgement(Optional.empty(), new Liveness(true, HEALTHY, "heartbeat fresh" + detail(lease)), next);
     }
     return new Judgement(Optional.empty(), new Liveness(false, AMBIGUOUS, "the agent reported " + verdict
-        + detail(hb)), next);
+        + detail(lease)), next);
   }
 
-  private static String detail(HeartbeatInfo hb) {
-    return hb == null || hb.detail() == null || hb.detail().isEmpty() ? "" : ": " + hb.detail();
+  private static String detail(LeaseView lease) {
+    String d = lease == null ? null : Bounds.truncateUtf8(lease.detail(), Bounds.DETAIL_BYTES);
+    return d == null || d.isEmpty() ? "" : ": " + d;
   }
 
   /** The gate's verdict on the current run. */

@@ -1,50 +1,34 @@
 package dev.respawn.policy;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
- * What the controller saw of one AgentInstance now: its identity, spec.suspend, the current run's
- * pod, how the run ended (if it did), the operator-action annotations and the heartbeat Lease.
+ * What the core concludes it sees of one AgentInstance now, built only by {@link RunObserver}: its
+ * identity, spec.suspend, the current run's pod (or a live pod that blocks a new start), how the
+ * current run ended (if it did), the pods of earlier runs, a pod of the next run that exists already,
+ * the operator-action annotations and the heartbeat Lease. Only pods the instance controls appear.
+ *
+ * @param earlierRuns pods of earlier runs that are not being deleted yet (cleaned up once a run is running)
+ * @param nextRun a pod of the run after the current one, made by a start whose status was not written
  */
 public record Observation(String namespace, String instance, boolean suspend, Optional<PodView> pod,
     Optional<RunEnding> ending, Optional<Request> restartRequest, Optional<Request> resumeRequest,
-    Optional<LeaseView> lease) {
+    Optional<LeaseView> lease, boolean leaseExists, List<PodFacts> earlierRuns, Optional<PodFacts> nextRun) {
 
-  /** An instance with no pod and nothing requested (its first reconcile, or a Backoff wait). */
-  public static Observation idle(String namespace, String instance) {
-    return new Observation(namespace, instance, false, Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty());
-  }
-
-  public Observation withPod(PodView p) {
-    return new Observation(namespace, instance, suspend, Optional.ofNullable(p), ending, restartRequest,
-        resumeRequest, lease);
-  }
-
-  public Observation withEnding(RunEnding e) {
-    return new Observation(namespace, instance, suspend, pod, Optional.ofNullable(e), restartRequest, resumeRequest,
-        lease);
-  }
-
-  public Observation withLease(LeaseView l) {
-    return new Observation(namespace, instance, suspend, pod, ending, restartRequest, resumeRequest,
-        Optional.ofNullable(l));
-  }
-
-  public Observation withRestartRequest(Request r) {
-    return new Observation(namespace, instance, suspend, pod, ending, Optional.ofNullable(r), resumeRequest, lease);
-  }
-
-  public Observation withResumeRequest(Request r) {
-    return new Observation(namespace, instance, suspend, pod, ending, restartRequest, Optional.ofNullable(r), lease);
-  }
-
-  public Observation withSuspend(boolean s) {
-    return new Observation(namespace, instance, s, pod, ending, restartRequest, resumeRequest, lease);
+  public Observation {
+    earlierRuns = List.copyOf(earlierRuns);
   }
 
   /** True when a pod of this instance still runs or may still run. */
   public boolean podLive() {
     return pod.map(PodView::isLive).orElse(false);
+  }
+
+  /** The same observation with the pod of the next run as the current one (that run has started). */
+  Observation atNextRun(Sighting seen) {
+    PodFacts next = nextRun.orElseThrow();
+    return new Observation(namespace, instance, suspend, Optional.of(next.view()), next.ending(), restartRequest,
+        resumeRequest, seen.leaseOf(next.name()), leaseExists, earlierRuns, Optional.empty());
   }
 }

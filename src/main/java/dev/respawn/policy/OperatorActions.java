@@ -25,7 +25,7 @@ final class OperatorActions {
     InstanceState s = d.state;
     if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
       d.recordRunEnd(currentUid(d), "Stopped", null, null, SUSPENDED);
-      d.deletePod = true;
+      d.endRun = true;
     }
     if (s.phase != Phase.Suspended) {
       s.phase = Phase.Suspended;
@@ -57,7 +57,7 @@ final class OperatorActions {
     s.terminalReason = null;
     s.resume = s.resume.withAttempts(0);
     if (before != CircuitState.Closed) {
-      d.notice(Notice.normal("CircuitBreakerStateChanged", "Circuit breaker closed for " + d.instance()
+      d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance()
           + " by resume request " + r.id() + " (" + before + " -> Closed)"));
     }
     endLiveRun(d, "Stopped", RESUMED);
@@ -80,7 +80,7 @@ final class OperatorActions {
     d.scheduleRestart(d.now, new RestartInfo("Resume", reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
         cls));
     d.decided("Restart", RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
-    d.notice(Notice.normal("RestartRequested", "Resume requested (" + r.id() + "): new lifecycle, restarting now"
+    d.notice(Notice.normal(EventReason.RestartRequested, "Resume requested (" + r.id() + "): new lifecycle, restarting now"
         + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
   }
 
@@ -90,7 +90,7 @@ final class OperatorActions {
     s.handledRestartRequest = r.id();
     if (s.phase.isTerminal()) {
       d.reasonCode = REFUSED;
-      d.notice(Notice.warning("RestartRequested", "Restart request " + r.id() + " refused: phase " + s.phase
+      d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: phase " + s.phase
           + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
       return;
     }
@@ -98,13 +98,13 @@ final class OperatorActions {
     String reason = r.reason() != null ? r.reason() : "restart requested";
     d.scheduleRestart(d.now, new RestartInfo("Manual", reason, s.currentPod, null, d.now, null, r.id(), null, null));
     d.decided("Restart", MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
-    d.notice(Notice.normal("RestartRequested", "Restart requested (" + r.id() + "): " + reason));
+    d.notice(Notice.normal(EventReason.RestartRequested, "Restart requested (" + r.id() + "): " + reason));
   }
 
   private static void endLiveRun(DecisionDraft d, String outcome, String code) {
     if (d.obs.podLive() && d.state.currentPod != null && !d.state.hasRecorded(currentUid(d))) {
       d.recordRunEnd(currentUid(d), outcome, null, null, code);
-      d.deletePod = true;
+      d.endRun = true;
     }
   }
 
@@ -112,11 +112,11 @@ final class OperatorActions {
     InstanceState s = d.state;
     d.obs.restartRequest().filter(r -> !r.id().equals(s.handledRestartRequest)).ifPresent(r -> {
       s.handledRestartRequest = r.id();
-      d.notice(Notice.warning("RestartRequested", "Restart request " + r.id() + " refused: " + why));
+      d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: " + why));
     });
     d.obs.resumeRequest().filter(r -> !r.id().equals(s.handledResumeRequest)).ifPresent(r -> {
       s.handledResumeRequest = r.id();
-      d.notice(Notice.warning("RestartRequested", "Resume request " + r.id() + " refused: " + why));
+      d.notice(Notice.warning(EventReason.RestartRequested, "Resume request " + r.id() + " refused: " + why));
     });
   }
 

@@ -45,45 +45,44 @@ public final class RestartEvaluator {
   }
 
   /** Decides at the clock's current instant. */
-  public Decision decide(RestartPolicy policy, InstanceState current, Observation obs, InstantSource clock,
+  public Decision decide(RestartPolicy policy, InstanceState current, Sighting seen, InstantSource clock,
       RandomGenerator random) {
-    return decide(policy, current, obs, clock.instant(), random);
+    return decide(policy, current, seen, clock.instant(), random);
   }
 
-  /** Decides at {@code now}. */
-  public Decision decide(RestartPolicy policy, InstanceState current, Observation obs, Instant now,
+  /** Observes ({@link RunObserver}) and decides at {@code now}. */
+  public Decision decide(RestartPolicy policy, InstanceState current, Sighting seen, Instant now,
       RandomGenerator random) {
-    DecisionDraft d = new DecisionDraft(policy, current.copy(), obs, now, random);
+    RunObserver.Observed o = RunObserver.observe(current, seen, now);
+    DecisionDraft d = new DecisionDraft(policy, o.state(), o.observation(), now, random);
     InstanceState s = d.state;
-    Optional<PodView> pod = obs.pod().filter(p -> p.name().equals(s.currentPod));
-    if (pod.isPresent() && pod.get().isLive()) {
-      s.heartbeat = LivenessGate.track(s.heartbeat, obs.lease().orElse(null), now);
-    }
-    if (obs.suspend()) {
+    Optional<PodView> pod = d.currentPod();
+    if (d.obs.suspend()) {
       OperatorActions.suspend(d);
       return d.build();
     }
     if (s.phase == Phase.Suspended) {
       OperatorActions.unsuspend(d);
     }
-    Optional<Request> resume = obs.resumeRequest().filter(r -> !r.id().equals(s.handledResumeRequest));
-    Optional<Request> restart = obs.restartRequest().filter(r -> !r.id().equals(s.handledRestartRequest));
+    Optional<Request> resume = d.obs.resumeRequest().filter(r -> !r.id().equals(s.handledResumeRequest));
+    Optional<Request> restart = d.obs.restartRequest().filter(r -> !r.id().equals(s.handledRestartRequest));
     if (resume.isPresent()) {
       OperatorActions.resume(d, resume.get());
       restart.ifPresent(r -> s.handledRestartRequest = r.id()); // a resume restarts anyway
     } else if (restart.isPresent()) {
       OperatorActions.restart(d, restart.get());
     }
-    if (!d.deletePod) {
-      Optional<RunEnding> ending = obs.ending()
-          .filter(e -> e.pod().equals(s.currentPod) && !s.hasRecorded(e.podUid()));
-      if (ending.isPresent() && !s.phase.isTerminal()) {
-        FailureSteps.runEnded(d, ending.get(), evaluators);
-      } else if (pod.isPresent() && pod.get().isLive() && !s.phase.isTerminal()) {
-        progress(d, pod.get());
-      }
+    if (!d.endRun) {
+      observeRun(d, pod);
     }
-    maybeStart(d);
+    boolean unchanged = s.equals(o.state()) && d.notices.isEmpty();
+    if (RunStart.startIfDue(d)) {
+      if (d.startsExisting) {
+        d.switchToNextRun(seen);
+        observeRun(d, d.currentPod());
+      }
+      d.deferStatus = unchanged && s.run > 1 && d.reasonCode.isEmpty() && awaitingFirstSign(d);
+    }
     if (s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen) {
       d.wakeAt(s.nextRestartAt);
     }
@@ -94,11 +93,37 @@ public final class RestartEvaluator {
    * The pod a decision asked for could not be created. {@code previous} is the state before that
    * decision (the run it counted never started).
    */
-  public Decision spawnFailed(RestartPolicy policy, InstanceState previous, Observation obs, boolean invalidTemplate,
+  public Decision spawnFailed(RestartPolicy policy, InstanceState previous, Sighting seen, boolean invalidTemplate,
       String message, Instant now, RandomGenerator random) {
-    DecisionDraft d = new DecisionDraft(policy, previous.copy(), obs, now, random);
+    RunObserver.Observed o = RunObserver.observe(previous, seen, now);
+    DecisionDraft d = new DecisionDraft(policy, o.state(), o.observation(), now, random);
     SpawnFailure.apply(d, invalidTemplate, message);
     return d.build();
+  }
+
+  /**
+   * A restart that is all a decision changed need not be written yet (api.md §12): the next run's pod
+   * carries it (see {@link RunObserver}) until the run gives a user something to act on: it runs, it
+   * cannot start (a waiting reason), or it ends.
+   */
+  private static boolean awaitingFirstSign(DecisionDraft d) {
+    String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
+    return d.state.phase == Phase.Starting && LivenessGate.POD_NOT_RUNNING.equals(reason);
+  }
+
+  /** The current run: its ending, or its progress while it lives. */
+  private void observeRun(DecisionDraft d, Optional<PodView> pod) {
+    InstanceState s = d.state;
+    if (pod.isPresent() && pod.get().isLive()) {
+      s.heartbeat = LivenessGate.track(s.heartbeat, d.obs.lease().orElse(null), d.now);
+    }
+    Optional<RunEnding> ending = d.obs.ending()
+        .filter(e -> e.pod().equals(s.currentPod) && !s.hasRecorded(e.podUid()));
+    if (ending.isPresent() && !s.phase.isTerminal()) {
+      FailureSteps.runEnded(d, ending.get(), evaluators);
+    } else if (pod.isPresent() && pod.get().isLive() && !s.phase.isTerminal()) {
+      progress(d, pod.get());
+    }
   }
 
   /** A live current run: Starting -> Running, liveness, HalfOpen bound, end of the failure sequence. */
@@ -111,7 +136,8 @@ public final class RestartEvaluator {
       // look healthy for resetAfter before it was seen at all
       s.runStartedAt = d.now;
     }
-    Judgement j = LivenessGate.judge(p, s.heartbeat, pod, d.now);
+    LeaseView lease = d.obs.lease().orElse(null);
+    Judgement j = LivenessGate.judge(p, lease, pod, d.now);
     d.liveness = j.liveness();
     j.nextCheck().ifPresent(d::wakeAt);
     Optional<EndingKind> end = j.endRun();
@@ -126,10 +152,11 @@ public final class RestartEvaluator {
     }
     if (end.isPresent()) {
       if (end.get() == EndingKind.HEARTBEAT_STALE) {
-        d.notice(Notice.warning("HeartbeatStale", "Heartbeat of " + d.instance() + " is stale: "
+        s.heartbeat = LivenessGate.stale(j.liveness(), d.now);
+        d.notice(Notice.warning(EventReason.HeartbeatStale, "Heartbeat of " + d.instance() + " is stale: "
             + j.liveness().message()));
       }
-      d.deletePod = true;
+      d.endRun = true;
       FailureSteps.runEnded(d, new RunEnding(pod.name(), pod.uid(), end.get(), null, null,
           j.liveness().message(), d.now), evaluators);
       return;
@@ -139,8 +166,8 @@ public final class RestartEvaluator {
       Instant healthyAt = s.runStartedAt.plus(p.resetAfter());
       // with heartbeats, "healthy for resetAfter" needs a heartbeat seen after that point too: an agent
       // that renewed once and hung must not end its failure sequence just because resetAfter <= timeout
-      boolean heardSince = p.heartbeat().timeout().isEmpty() || (s.heartbeat != null
-          && s.heartbeat.observedAt() != null && !s.heartbeat.observedAt().isBefore(healthyAt));
+      Instant heard = LivenessGate.lastSeen(lease);
+      boolean heardSince = p.heartbeat().timeout().isEmpty() || (heard != null && !heard.isBefore(healthyAt));
       if (!d.now.isBefore(healthyAt) && j.liveness().ready() && heardSince) {
         endSequence(d);
       } else {
@@ -153,56 +180,15 @@ public final class RestartEvaluator {
   private static void endSequence(DecisionDraft d) {
     InstanceState s = d.state;
     CircuitState before = s.circuit.state();
-    d.notice(Notice.normal("RestartSucceeded", "[RST] Restart succeeded for " + d.instance() + " on attempt "
+    d.notice(Notice.normal(EventReason.RestartSucceeded, "[RST] Restart succeeded for " + d.instance() + " on attempt "
         + s.attempt));
     s.attempt = 0;
     s.firstFailureAt = null;
     s.circuit = CircuitBreaker.recordSuccess(s.circuit, d.now);
     s.resume = s.resume.withAttempts(0);
     if (before != CircuitState.Closed) {
-      d.notice(Notice.normal("CircuitBreakerStateChanged", "Circuit breaker closed for " + d.instance() + " ("
+      d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance() + " ("
           + before + " -> Closed)"));
     }
-  }
-
-  /** §3 step 5: create the next pod when one is due and no pod of the instance is live. */
-  private static void maybeStart(DecisionDraft d) {
-    InstanceState s = d.state;
-    boolean waiting = s.phase == Phase.Pending || s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen;
-    boolean due = s.nextRestartAt == null || !d.now.isBefore(s.nextRestartAt);
-    if (!waiting || !due || d.obs.podLive()) {
-      return;
-    }
-    boolean trial = s.phase == Phase.CircuitOpen;
-    if (trial) {
-      s.circuit = CircuitBreaker.startTrial(s.circuit, d.now);
-      d.notice(Notice.normal("CircuitBreakerStateChanged", "Circuit breaker of " + d.instance()
-          + " half-open: trial run (Open -> HalfOpen)"));
-    }
-    s.run += 1;
-    String podName = d.instance() + "-" + s.run;
-    String previous = s.currentPod;
-    s.currentPod = podName;
-    s.phase = Phase.Starting;
-    s.nextRestartAt = null;
-    s.runStartedAt = null;
-    s.heartbeat = null;
-    Optional<String> checkpoint = Optional.empty();
-    if (s.run > 1) {
-      s.restarts += 1;
-      s.recentRestarts = new java.util.ArrayList<>(RestartWindow.record(s.recentRestarts,
-          d.policy.restartLimit(), d.now));
-      if (s.lastRestart != null) {
-        s.lastRestart = s.lastRestart.started(podName, d.now);
-        checkpoint = Optional.ofNullable(s.lastRestart.resumeCheckpoint());
-      }
-      if (checkpoint.isPresent()) {
-        s.resume = s.resume.withAttempts(s.resume.attempts() + 1);
-      }
-      d.notice(Notice.normal("RestartStarted", "Restart started for " + d.instance() + ": pod " + podName
-          + " replaces " + previous + " (attempt " + s.attempt + ")"));
-    }
-    d.start = new PodStart(s.run, podName, s.attempt, checkpoint,
-        checkpoint.isPresent() ? Optional.ofNullable(s.lastRestart.interruptionClass()) : Optional.empty());
   }
 }

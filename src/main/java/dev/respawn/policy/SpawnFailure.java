@@ -22,7 +22,7 @@ final class SpawnFailure {
     if (invalidTemplate) {
       d.decided("Fail", INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
       d.stop(Phase.Failed, TerminalReason.UnrecoverableError, INVALID_TEMPLATE);
-      d.notices.set(d.notices.size() - 1, Notice.warning("Escalated", "Failed (invalid_template): the API server "
+      d.notices.set(d.notices.size() - 1, Notice.warning(EventReason.Escalated, "Failed (invalid_template): the API server "
           + "rejected the pod template: " + why + ". Fix spec.template, then resume: kubectl respawn resume "
           + d.instance() + " --force"));
       return;
@@ -33,7 +33,7 @@ final class SpawnFailure {
     d.state.phase = Phase.Backoff;
     d.state.nextRestartAt = d.now.plus(delay);
     d.decided("Restart", SPAWN_FAILED, 0, delay, null, null, 0, "system");
-    d.notice(Notice.warning("RestartFailed", "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
+    d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
     d.wakeAt(d.state.nextRestartAt);
   }
 }

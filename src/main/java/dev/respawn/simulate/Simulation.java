@@ -6,10 +6,10 @@ import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.EndingKind;
+import dev.respawn.policy.EventReason;
 import dev.respawn.policy.GoDuration;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.LeaseView;
-import dev.respawn.policy.Observation;
 import dev.respawn.policy.PodView;
 import dev.respawn.policy.PolicyCompiler;
 import dev.respawn.policy.PolicyInvalidException;
@@ -52,6 +52,7 @@ public final class Simulation {
 
   private InstanceState state = new InstanceState();
   private Instant now = T0;
+  private final SimulatedPods pods;
   private PodView pod;
   private LeaseView lease;
   private StoryStep.LeaseNotes annotations = StoryStep.LeaseNotes.NONE;
@@ -73,6 +74,7 @@ public final class Simulation {
     this.evaluator = evaluator;
     this.random = new SplittableRandom(seed);
     this.namespace = namespace;
+    this.pods = new SimulatedPods(namespace, INSTANCE);
   }
 
   /**
@@ -152,7 +154,7 @@ public final class Simulation {
         Duration healthy = step.after() != null ? step.after() : policy.resetAfter();
         boolean up = healthyUntil(now.plus(healthy), uid);
         if (up) {
-          reconcile(null);
+          reconcile();
         }
         boolean ended = state.hasRecorded(uid);
         if (ended) {
@@ -180,7 +182,8 @@ public final class Simulation {
         HealthVerdict verdict = step.type() == EndingType.STALLED ? HealthVerdict.Stalled : HealthVerdict.Crashed;
         lease = new LeaseView(now, now, verdict, step.message(), annotations.checkpoint(),
             annotations.checkpointStatus(), annotations.stepIdempotent(), annotations.artifactsReady());
-        reconcile(null);
+        pods.lease(lease, pod.name());
+        reconcile();
         String why = policy.heartbeat().timeout().isEmpty() ? "the agent's " + verdict + " verdict is not acted on "
             + "without spec.heartbeat.timeout; its pod keeps running" : null;
         return awaitOperator(uid, run, podName, started, since, why);
@@ -216,7 +219,7 @@ public final class Simulation {
         return new Played(run, podName, started, since, false, stuck);
       }
       now = wake.get();
-      reconcile(null);
+      reconcile();
       guard(++wakeups);
     }
     return new Played(run, podName, started, now, true, null);
@@ -232,7 +235,7 @@ public final class Simulation {
       }
       now = wake.get();
       renew();
-      reconcile(null);
+      reconcile();
       if (state.hasRecorded(uid)) {
         return false;
       }
@@ -249,7 +252,7 @@ public final class Simulation {
       if (state.nextRestartAt != null && state.nextRestartAt.isAfter(now)) {
         now = state.nextRestartAt;
       }
-      reconcile(null);
+      reconcile();
       if (last.start().isEmpty()) {
         throw new IllegalStateException("the decision core started no run at " + rel(now) + " (phase "
             + state.phase + ", next restart " + state.nextRestartAt + ")");
@@ -258,12 +261,14 @@ public final class Simulation {
     if (neverStarts) {
       pod = new PodView(pod.name(), pod.uid(), PodView.Stage.PENDING, pod.createdAt(), null, "ImagePullBackOff",
           "Back-off pulling image (simulated)", false);
-      reconcile(null); // the pod's status update
+      pods.update(pod, null);
+      reconcile(); // the pod's status update
     } else if (pod.stage() == PodView.Stage.PENDING) {
       pod = new PodView(pod.name(), pod.uid(), PodView.Stage.RUNNING, pod.createdAt(), now, null, null, true);
+      pods.update(pod, null);
       runStart = now;
       renew();
-      reconcile(null);
+      reconcile();
     }
   }
 
@@ -275,6 +280,7 @@ public final class Simulation {
     if (policy.heartbeat().timeout().isPresent() || !annotations.isEmpty()) {
       lease = new LeaseView(now, now, null, null, annotations.checkpoint(), annotations.checkpointStatus(),
           annotations.stepIdempotent(), annotations.artifactsReady());
+      pods.lease(lease, pod.name());
     }
   }
 
@@ -291,20 +297,20 @@ public final class Simulation {
     };
     String message = step.message() != null ? step.message()
         : step.type() == EndingType.DELETED ? "pod deleted by someone else" : null;
-    reconcile(new RunEnding(p.name(), p.uid(), kind, step.effectiveExitCode(), step.effectiveReason(), message,
-        now));
+    pods.update(pod, new RunEnding(p.name(), p.uid(), kind, step.effectiveExitCode(), step.effectiveReason(),
+        message, now));
+    reconcile();
   }
 
   /** One reconcile, as the controller does it: observe, decide, apply. */
-  private void reconcile(RunEnding ending) {
+  private void reconcile() {
     CircuitState before = state.circuit.state();
-    Observation obs = new Observation(namespace, INSTANCE, false, Optional.ofNullable(pod), Optional.ofNullable(ending),
-        Optional.empty(), Optional.empty(), Optional.ofNullable(lease));
-    last = evaluator.decide(policy, state, obs, now, random);
+    last = evaluator.decide(policy, state, pods.sighting(false, null, null), now, random);
     state = last.state();
+    pods.apply(last, now);
     for (Decision.Notice n : last.notices()) {
-      events.add(new Event(n.type(), n.reason(), n.message()));
-      if ("RestartSucceeded".equals(n.reason())) {
+      events.add(new Event(n.type().name(), n.reason().name(), n.message()));
+      if (n.reason() == EventReason.RestartSucceeded) {
         notes.add("healthy for " + GoDuration.format(policy.resetAfter()) + ": failure sequence ends");
       }
     }
@@ -313,14 +319,11 @@ public final class Simulation {
       notes.add(before == CircuitState.Open && after == CircuitState.HalfOpen ? "trial run: circuit Open -> HalfOpen"
           : "circuit " + before + " -> " + after);
     }
-    if (last.deletePod()) {
-      pod = null;
-    }
-    last.start().ifPresent(s -> {
-      pod = new PodView(s.podName(), "uid-" + (++uidSeq), PodView.Stage.PENDING, now, null, null, null, false);
+    pod = state.currentPod == null ? null : pods.pod(state.currentPod).orElse(null);
+    if (last.start().isPresent()) {
       lease = null; // the Lease counts only once the new pod holds it
       runStart = null;
-    });
+    }
   }
 
   private static void guard(int wakeups) {

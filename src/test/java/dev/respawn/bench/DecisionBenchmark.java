@@ -8,7 +8,10 @@ import dev.respawn.policy.Decision;
 import dev.respawn.policy.EndingKind;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.LeaseView;
-import dev.respawn.policy.Observation;
+import dev.respawn.policy.PodFacts;
+import dev.respawn.policy.Sighting;
+import java.util.List;
+import java.util.Optional;
 import dev.respawn.policy.PodView;
 import dev.respawn.policy.PolicyCompiler;
 import dev.respawn.policy.RestartEvaluator;
@@ -44,8 +47,9 @@ public class DecisionBenchmark {
   private final RestartEvaluator evaluator = RestartEvaluator.builtIn();
   private RestartPolicy policy;
   private InstanceState running;
-  private Observation failure;
-  private Observation heartbeat;
+  private static final String UID = "instance-uid";
+  private Sighting failure;
+  private Sighting heartbeat;
   private Instant now;
   private final SplittableRandom random = new SplittableRandom(1);
 
@@ -71,15 +75,19 @@ public class DecisionBenchmark {
     policy = PolicyCompiler.compile(spec);
     now = Instant.parse("2026-11-22T10:00:00Z");
     InstanceState start = new InstanceState();
-    Observation idle = Observation.idle("agents", "coder");
-    Decision first = evaluator.decide(policy, start, idle, now, random);
+    Decision first = evaluator.decide(policy, start, sighting(List.of(), null), now, random);
     PodView pod = new PodView("coder-1", "uid-1", PodView.Stage.RUNNING, now, now, null, null, true);
     LeaseView lease = new LeaseView(now, now, HealthVerdict.Healthy, "step 3", "ckpt-3", "in_progress", true, true);
-    running = evaluator.decide(policy, first.state(), idle.withPod(pod).withLease(lease), now, random).state();
+    heartbeat = sighting(List.of(new PodFacts(pod, 1, UID, Optional.empty())), lease);
+    running = evaluator.decide(policy, first.state(), heartbeat, now, random).state();
     PodView ended = new PodView("coder-1", "uid-1", PodView.Stage.FINISHED, now, now, null, null, false);
-    failure = idle.withPod(ended).withLease(lease).withEnding(new RunEnding("coder-1", "uid-1", EndingKind.TERMINATED,
-        1, "Error", "network_timeout: upstream", now.plusSeconds(30)));
-    heartbeat = idle.withPod(pod).withLease(lease);
+    failure = sighting(List.of(new PodFacts(ended, 1, UID, Optional.of(new RunEnding("coder-1", "uid-1",
+        EndingKind.TERMINATED, 1, "Error", "network_timeout: upstream", now.plusSeconds(30))))), lease);
+  }
+
+  private static Sighting sighting(List<PodFacts> pods, LeaseView lease) {
+    return new Sighting("agents", "coder", UID, false, pods, true, Optional.ofNullable(lease), "coder-1",
+        Optional.empty(), Optional.empty());
   }
 
   @Benchmark

@@ -65,24 +65,25 @@ class HeartbeatScenarioTest {
   }
 
   @Test
-  void aLeaseThatExistedBeforeTheInstanceIsTakenIntoUse() {
+  void aLeaseOfThatNameTheInstanceDoesNotOwnIsNeverTouched() {
     f.policy("hb", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
         maxRetries: 0
         heartbeat: {timeout: 1s}
         """);
-    // a Lease of that name exists already (the agent's own, say), without the instance label
+    // a Lease of that name exists already (another tool's), without the instance label or ownerReference
     f.kubelet.renew("preexisting", "someone", "Healthy");
     f.kubelet.script("pre", Run.runForever().heartbeat(Duration.ofMillis(100)));
     f.instance("pre", "hb", spec -> {
       spec.heartbeat = new InstanceHeartbeatSpec();
       spec.heartbeat.leaseName = "preexisting";
     });
-    f.awaitInstance("pre", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
-    assertThat(f.lease("preexisting").getMetadata().getLabels()).containsEntry("respawn.dev/instance", "pre");
-    // the renewals count: well past the timeout the run is still there
-    f.holdsFor(Duration.ofMillis(1500), () -> f.get("pre"),
-        i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    // the operator touches only what it owns: it neither labels nor adopts that Lease, so it sees no
+    // heartbeat of this run, and the run ends stale as any run without heartbeats would
+    AgentInstance escalated = f.awaitInstance("pre", i -> i.getStatus().phase == Phase.Escalated);
+    assertThat(escalated.getStatus().terminalReason).isEqualTo(TerminalReason.StallTimeout);
+    assertThat(f.lease("preexisting").getMetadata().getLabels()).doesNotContainKey("respawn.dev/instance");
+    assertThat(f.lease("preexisting").getMetadata().getOwnerReferences()).isNullOrEmpty();
   }
 
   @Test
@@ -188,7 +189,7 @@ class HeartbeatScenarioTest {
     Heartbeat healthy = f.kubelet.renewEvery(Duration.ofMillis(100), "gate", "gate-1", "Healthy");
     AgentInstance ready = f.awaitInstance("gate", i -> hasCondition(i, "Ready", "True", "Healthy"));
     assertThat(ready.getStatus().heartbeat.verdict).isEqualTo(HealthVerdict.Healthy);
-    assertThat(ready.getStatus().heartbeat.lastRenewTime).isNotNull();
+    assertThat(ready.getStatus().heartbeat.since).isNotNull();
     healthy.stop();
 
     Heartbeat ambiguous = f.kubelet.renewEvery(Duration.ofMillis(100), "gate", "gate-1", "Ambiguous");
@@ -224,7 +225,8 @@ class HeartbeatScenarioTest {
     AgentInstance escalated = f.awaitInstance("foreign", i -> i.getStatus().phase == Phase.Escalated);
     assertThat(escalated.getStatus().terminalReason).isEqualTo(TerminalReason.StallTimeout);
     assertThat(escalated.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
-    assertThat(escalated.getStatus().heartbeat).as("no renewal was taken for the current pod's").isNull();
+    assertThat(escalated.getStatus().heartbeat.verdict).as("no renewal was taken for the current pod's")
+        .isEqualTo(HealthVerdict.Stale);
     assertThat(f.lease("foreign").getSpec().getHolderIdentity()).isEqualTo("foreign-0");
   }
 }

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import dev.respawn.testsupport.RequestLog;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -67,13 +68,46 @@ final class OperatorFixture implements AutoCloseable {
     this(OperatorSettings.defaults());
   }
 
+  /** The User-Agent of the operator's client: its requests can be told apart at the server. */
+  static final String OPERATOR_AGENT = "respawn-operator-under-test";
+  /** Told everything the operator's sink is told, after it (tests count what was told). */
+  volatile DecisionSink observer = DecisionSink.NONE;
+
   /** An operator as the jar runs it (Events included; no rate limit on new Events, for the tests' sake). */
   RespawnOperator newOperator() {
-    KubernetesClient operatorClient = api.newClient();
+    KubernetesClient operatorClient = api.newClient(b -> b.withUserAgent(OPERATOR_AGENT));
     KubeEventRecorder events = new KubeEventRecorder(operatorClient, "respawn-test", settings.clock(),
         new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
-    return new RespawnOperator(operatorClient, settings,
-        new ReportingSink(events, new RestartMetrics(new SimpleMeterRegistry())), Optional.empty());
+    ReportingSink reporting = new ReportingSink(events, new RestartMetrics(new SimpleMeterRegistry()));
+    DecisionSink sink = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, dev.respawn.policy.Decision decision, Pod pod) {
+        reporting.decided(instance, decision, pod);
+        observer.decided(instance, decision, pod);
+      }
+
+      @Override
+      public void policyRefused(AgentInstance instance, String reason, String message) {
+        reporting.policyRefused(instance, reason, message);
+        observer.policyRefused(instance, reason, message);
+      }
+
+      @Override
+      public void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, String reason, String message) {
+        reporting.policyRejected(policy, reason, message);
+      }
+
+      @Override
+      public void decisionTook(Duration duration) {
+        reporting.decisionTook(duration);
+      }
+    };
+    return new RespawnOperator(operatorClient, settings, sink, Optional.empty());
+  }
+
+  /** The operator's writes (POST, PUT, PATCH, DELETE) since the request log was last cleared. */
+  List<RequestLog.Request> operatorWrites() {
+    return api.requests().writes().stream().filter(r -> OPERATOR_AGENT.equals(r.userAgent())).toList();
   }
 
   /** Stops the operator abruptly and starts a fresh one against the same API server. */

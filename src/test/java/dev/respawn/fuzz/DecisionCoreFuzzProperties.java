@@ -13,7 +13,9 @@ import dev.respawn.policy.Decision;
 import dev.respawn.policy.EndingKind;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.LeaseView;
-import dev.respawn.policy.Observation;
+import dev.respawn.policy.PodFacts;
+import dev.respawn.policy.Sighting;
+import dev.respawn.simulate.SimulatedPods;
 import dev.respawn.policy.PodView;
 import dev.respawn.policy.PolicyCompiler;
 import dev.respawn.policy.PolicyInvalidException;
@@ -124,11 +126,12 @@ class DecisionCoreFuzzProperties {
     return s;
   }
 
-  private static Observation exited(InstanceState s, int code, String reason, LeaseView lease) {
+  private static Sighting exited(InstanceState s, int code, String reason, LeaseView lease) {
     PodView pod = new PodView(s.currentPod, "uid-1", PodView.Stage.FINISHED, T0, T0, null, null, false);
     RunEnding e = new RunEnding(s.currentPod, "uid-1", EndingKind.TERMINATED, code, reason, "", T0);
-    return new Observation("agents", "agent", false, Optional.of(pod), Optional.of(e), Optional.empty(),
-        Optional.empty(), Optional.ofNullable(lease));
+    return new Sighting("agents", "agent", SimulatedPods.INSTANCE_UID, false,
+        List.of(new PodFacts(pod, s.run, SimulatedPods.INSTANCE_UID, Optional.of(e))), true, Optional.ofNullable(lease),
+        s.currentPod, Optional.empty(), Optional.empty());
   }
 
   @Provide
@@ -175,7 +178,8 @@ class DecisionCoreFuzzProperties {
     Request restart;
     Request resume;
     Decision last;
-    int uids;
+    final SimulatedPods pods = new SimulatedPods("agents", "agent");
+    final Map<String, RunEnding> endings = new HashMap<>();
 
     Driver(RestartPolicy policy) {
       this.policy = policy;
@@ -232,7 +236,7 @@ class DecisionCoreFuzzProperties {
       Lease l = new LeaseBuilder().withNewMetadata().withName("agent").withAnnotations(a).endMetadata()
           .withNewSpec().withHolderIdentity(pod.name()).withRenewTime(now.atZone(java.time.ZoneOffset.UTC)).endSpec()
           .build();
-      return HeartbeatLeases.view(l, pod.name(), now);
+      return HeartbeatLeases.view(l, now);
     }
 
     private static void put(Map<String, String> m, String k, String v) {
@@ -261,8 +265,14 @@ class DecisionCoreFuzzProperties {
     }
 
     private void decide(RunEnding ending) {
-      Observation o = new Observation("agents", "agent", suspend, Optional.ofNullable(pod), Optional.ofNullable(ending),
-          Optional.ofNullable(restart), Optional.ofNullable(resume), Optional.ofNullable(lease));
+      if (pod != null) {
+        pods.update(pod, ending != null && ending.podUid().equals(pod.uid()) ? ending : endings.get(pod.uid()));
+        if (ending != null) {
+          endings.put(ending.podUid(), ending);
+        }
+      }
+      pods.lease(lease, lease == null || pod == null ? null : pod.name());
+      Sighting o = pods.sighting(suspend, restart, resume);
       InstanceState before = state.copy();
       long seed = 0x5eedL ^ state.run;
       Decision d = evaluator.decide(policy, state, o, now, new SplittableRandom(seed));
@@ -274,14 +284,11 @@ class DecisionCoreFuzzProperties {
       check(before, d);
       last = d;
       state = d.state();
-      if (d.deletePod() && pod != null) {
-        pod = null;
+      pods.apply(d, now);
+      if (d.deletePod() || d.start().isPresent()) {
         lease = null;
       }
-      d.start().ifPresent(s -> {
-        pod = new PodView(s.podName(), "uid-" + (++uids), PodView.Stage.PENDING, now, null, null, null, false);
-        lease = null;
-      });
+      pod = state.currentPod == null ? null : pods.pod(state.currentPod).orElse(null);
     }
 
     private void check(InstanceState before, Decision d) {

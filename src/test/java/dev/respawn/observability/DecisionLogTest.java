@@ -55,7 +55,8 @@ class DecisionLogTest {
       "Warning, PolicyInvalid, WARN"
   })
   void logsANoticeAtTheLevelOfItsReason(String type, String reason, String level) {
-    new DecisionLog().notice("agents", "coder", new Notice(type, reason, "something happened"));
+    new DecisionLog().notice("agents", "coder", new Notice(dev.respawn.policy.EventType.valueOf(type), dev.respawn.policy.EventReason.valueOf(reason),
+        "something happened"));
 
     assertThat(onlyEvent().getLevel()).isEqualTo(Level.toLevel(level));
   }
@@ -64,7 +65,7 @@ class DecisionLogTest {
   void logsSeedTemplateMessagesAsGiven() {
     String message = "[RST] Restart scheduled for coder at 2026-11-21T10:35:04Z (attempt 2)";
 
-    new DecisionLog().notice("agents", "coder", Notice.normal("RestartScheduled", message));
+    new DecisionLog().notice("agents", "coder", Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, message));
 
     ILoggingEvent e = onlyEvent();
     assertThat(e.getFormattedMessage()).isEqualTo(message);
@@ -76,7 +77,7 @@ class DecisionLogTest {
   @Test
   void prefixesOtherMessagesWithTheTagAndReason() {
     new DecisionLog().notice("agents", "coder",
-        Notice.normal("ResumeDecision", "Resume eligible: resume_allowed (checkpoint ckpt-17)"));
+        Notice.normal(dev.respawn.policy.EventReason.ResumeDecision, "Resume eligible: resume_allowed (checkpoint ckpt-17)"));
 
     assertThat(onlyEvent().getFormattedMessage())
         .isEqualTo("[RST] ResumeDecision: Resume eligible: resume_allowed (checkpoint ckpt-17)");
@@ -84,32 +85,18 @@ class DecisionLogTest {
 
   @Test
   void keepsBracesInMessagesLiteral() {
-    new DecisionLog().notice("a", "b", Notice.warning("RestartFailed", "[RST] Restart failed for b: {} {0}"));
+    new DecisionLog().notice("a", "b", Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "[RST] Restart failed for b: {} {0}"));
 
     assertThat(onlyEvent().getFormattedMessage()).isEqualTo("[RST] Restart failed for b: {} {0}");
   }
 
   @Test
-  void logsTheDebugTemplates() {
-    DecisionLog log = new DecisionLog();
-
-    log.evaluating("agents", "coder", 2, 3);
-    log.calculatedDelay("agents", "coder", Duration.ofMillis(4000), "Exponential", true);
-
-    assertThat(capture.events()).extracting(ILoggingEvent::getLevel).containsExactly(Level.DEBUG, Level.DEBUG);
-    assertThat(capture.events()).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
-        "[RST] Evaluating restart for coder, attempt 2/3",
-        "[RST] Calculated delay: 4000ms (policy: Exponential, jitter: true)");
-  }
-
-  @Test
-  void skipsDebugLinesWhenDebugIsOff() {
+  void logsAtInfoWithDebugOff() {
     capture.close();
     capture = new LogCapture(DecisionLog.LOGGER_NAME, Level.INFO);
     DecisionLog log = new DecisionLog();
 
-    log.evaluating("agents", "coder", 2, 3);
-    log.notice("agents", "coder", Notice.normal("RestartStarted", "Restart started for coder"));
+    log.notice("agents", "coder", Notice.normal(dev.respawn.policy.EventReason.RestartStarted, "Restart started for coder"));
 
     assertThat(capture.events()).extracting(ILoggingEvent::getFormattedMessage)
         .containsExactly("[RST] RestartStarted: Restart started for coder");

@@ -33,7 +33,7 @@ class KubeEventRecorderTest {
   static final MockApi API = new MockApi();
   static final AtomicInteger NAMESPACES = new AtomicInteger();
   static final Settings EVERY_REPEAT_WRITTEN = new Settings(Duration.ofMinutes(10), 4096, 10, Duration.ZERO);
-  static final Notice FAILED = Notice.warning("RestartFailed", "[RST] Restart failed for coder: exit code 1");
+  static final Notice FAILED = Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "[RST] Restart failed for coder: exit code 1");
 
   final String ns = "events-" + NAMESPACES.incrementAndGet();
   final ManualClock clock = ManualClock.at("2026-11-21T10:00:00Z");
@@ -147,10 +147,10 @@ class KubeEventRecorderTest {
     AgentInstance other = createInstance("reviewer");
 
     assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.CREATED);
-    assertThat(recorder.record(coder, pod, Notice.warning("RestartFailed", "[RST] Restart failed for coder: exit 2")))
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "[RST] Restart failed for coder: exit 2")))
         .isEqualTo(Outcome.CREATED);
-    assertThat(recorder.record(coder, pod, Notice.warning("Escalated", FAILED.message()))).isEqualTo(Outcome.CREATED);
-    assertThat(recorder.record(coder, pod, Notice.normal("RestartFailed", FAILED.message())))
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.Escalated, FAILED.message()))).isEqualTo(Outcome.CREATED);
+    assertThat(recorder.record(coder, pod, Notice.normal(dev.respawn.policy.EventReason.RestartFailed, FAILED.message())))
         .isEqualTo(Outcome.CREATED);
     assertThat(recorder.record(other, null, FAILED)).isEqualTo(Outcome.CREATED);
 
@@ -181,7 +181,7 @@ class KubeEventRecorderTest {
 
     List<Outcome> outcomes = new java.util.ArrayList<>();
     for (int i = 1; i <= 5; i++) {
-      outcomes.add(recorder.record(coder, pod, Notice.warning("RestartFailed", "exit code " + i)));
+      outcomes.add(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "exit code " + i)));
     }
 
     assertThat(outcomes).containsExactly(Outcome.CREATED, Outcome.CREATED, Outcome.CREATED, Outcome.DROPPED,
@@ -189,35 +189,35 @@ class KubeEventRecorderTest {
     assertThat(recorder.dropped()).isEqualTo(2);
     assertThat(events()).hasSize(3);
     // repeats of existing Events are not new Events: still counted
-    assertThat(recorder.record(coder, pod, Notice.warning("RestartFailed", "exit code 1")))
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "exit code 1")))
         .isEqualTo(Outcome.SERIES_UPDATED);
     // the limit is per object
     assertThat(recorder.record(other, null, FAILED)).isEqualTo(Outcome.CREATED);
     // 3 per minute: one more after 20 s
     clock.advance(Duration.ofSeconds(20));
-    assertThat(recorder.record(coder, pod, Notice.warning("RestartFailed", "exit code 6"))).isEqualTo(Outcome.CREATED);
-    assertThat(recorder.record(coder, pod, Notice.warning("RestartFailed", "exit code 7"))).isEqualTo(Outcome.DROPPED);
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "exit code 6"))).isEqualTo(Outcome.CREATED);
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "exit code 7"))).isEqualTo(Outcome.DROPPED);
     assertThat(recorder.dropped()).isEqualTo(3);
   }
 
   @Test
   void theDedupCacheIsBounded() {
     KubeEventRecorder recorder = recorder(new Settings(Duration.ofMinutes(10), 2, 100, Duration.ZERO));
-    recorder.record(coder, pod, Notice.normal("RestartScheduled", "a"));
-    recorder.record(coder, pod, Notice.normal("RestartScheduled", "b"));
-    assertThat(recorder.record(coder, pod, Notice.normal("RestartScheduled", "a"))).isEqualTo(Outcome.SERIES_UPDATED);
+    recorder.record(coder, pod, Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "a"));
+    recorder.record(coder, pod, Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "b"));
+    assertThat(recorder.record(coder, pod, Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "a"))).isEqualTo(Outcome.SERIES_UPDATED);
 
-    recorder.record(coder, pod, Notice.normal("RestartScheduled", "c")); // evicts b, the least recently used
+    recorder.record(coder, pod, Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "c")); // evicts b, the least recently used
 
-    assertThat(recorder.record(coder, pod, Notice.normal("RestartScheduled", "a"))).isEqualTo(Outcome.SERIES_UPDATED);
-    assertThat(recorder.record(coder, pod, Notice.normal("RestartScheduled", "b"))).isEqualTo(Outcome.CREATED);
+    assertThat(recorder.record(coder, pod, Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "a"))).isEqualTo(Outcome.SERIES_UPDATED);
+    assertThat(recorder.record(coder, pod, Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "b"))).isEqualTo(Outcome.CREATED);
   }
 
   @Test
   void cutsTheNoteAt1KiBOnACharacterBoundary() {
     String message = "a" + "é".repeat(600); // 1,201 bytes; byte 1,024 is the first half of an é
 
-    recorder(Settings.defaults()).record(coder, pod, Notice.warning("Escalated", message));
+    recorder(Settings.defaults()).record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.Escalated, message));
 
     String note = events().get(0).getNote();
     assertThat(note).isEqualTo("a" + "é".repeat(511));
@@ -326,9 +326,8 @@ class KubeEventRecorderTest {
 
   @Test
   void namesTheActionAfterTheReason() {
-    assertThat(KubeEventRecorder.actionFor("RestartScheduled")).isEqualTo("ScheduleRestart");
-    assertThat(KubeEventRecorder.actionFor("RestartExhausted")).isEqualTo("Escalate");
-    assertThat(KubeEventRecorder.actionFor("PolicyInvalid")).isEqualTo("ValidatePolicy");
-    assertThat(KubeEventRecorder.actionFor("SomethingElse")).isEqualTo("Reconcile");
+    assertThat(dev.respawn.policy.EventReason.RestartScheduled.action()).isEqualTo("ScheduleRestart");
+    assertThat(dev.respawn.policy.EventReason.RestartExhausted.action()).isEqualTo("Escalate");
+    assertThat(dev.respawn.policy.EventReason.PolicyInvalid.action()).isEqualTo("ValidatePolicy");
   }
 }

@@ -127,7 +127,7 @@ class LogbackConfigTest {
   @Test
   void jsonModeCarriesTheDecisionLogsKeyValues() throws Exception {
     List<String> lines = output("json", context -> new DecisionLog(context.getLogger(DecisionLog.LOGGER_NAME))
-        .notice("agents", "coder", dev.respawn.policy.Decision.Notice.warning("RestartExhausted",
+        .notice("agents", "coder", dev.respawn.policy.Decision.Notice.warning(dev.respawn.policy.EventReason.RestartExhausted,
             "[RST] Restart attempts exhausted for coder after 3 attempts")));
 
     JsonNode line = JSON.readTree(lines.get(0));

@@ -27,8 +27,12 @@ class RestartMetricsTest {
   }
 
   static Decision decision(InstanceState s, Notice... notices) {
-    return new Decision(s, false, Optional.empty(), "", Optional.empty(), List.of(notices), Optional.empty(),
-        new Liveness(false, "PodNotRunning", ""));
+    return decision(s, 0, notices);
+  }
+
+  static Decision decision(InstanceState s, int trips, Notice... notices) {
+    return new Decision(s, List.of(), Optional.empty(), false, false, false, "", Optional.empty(), List.of(notices),
+        trips, Optional.empty(), new Liveness(false, "PodNotRunning", ""));
   }
 
   @Test
@@ -39,13 +43,13 @@ class RestartMetricsTest {
     s.lastFailure = new InstanceState.FailureInfo("coder-1", "u1", InterruptionClass.ToolFailure,
         "UnhandledException", "Error", 1, null, "", true, T0);
     s.lastDecision = new InstanceState.DecisionInfo("Restart", "restart_scheduled", 1, 3, false, 2.0, T0);
-    metrics.record(instance("a"), decision(s, Notice.warning("RestartFailed", "x"),
-        Notice.normal("RestartScheduled", "y")));
+    metrics.record(instance("a"), decision(s, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "x"),
+        Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "y")));
     s.lastRestart = new InstanceState.RestartInfo("Failure", "x", "coder-1", "coder-2", T0, T0.plusSeconds(2), "",
         null, null);
-    metrics.record(instance("a"), decision(s, Notice.normal("RestartStarted", "z")));
-    metrics.record(instance("b"), decision(s, Notice.warning("RestartExhausted", "e"),
-        Notice.warning("CircuitBreakerStateChanged", "opened (Closed -> Open)"), Notice.warning("HeartbeatStale", "s")));
+    metrics.record(instance("a"), decision(s, Notice.normal(dev.respawn.policy.EventReason.RestartStarted, "z")));
+    metrics.record(instance("b"), decision(s, 1, Notice.warning(dev.respawn.policy.EventReason.RestartExhausted, "e"),
+        Notice.warning(dev.respawn.policy.EventReason.CircuitBreakerStateChanged, "opened (Closed -> Open)"), Notice.warning(dev.respawn.policy.EventReason.HeartbeatStale, "s")));
     assertThat(registry.get("respawn.restart.attempts").tag("result", "failed").tag("class", "ToolFailure").counter()
         .count()).isEqualTo(1);
     assertThat(registry.get("respawn.restart.attempts").tag("result", "started").tag("class", "ToolFailure")

@@ -4,7 +4,10 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
 import dev.respawn.api.v1alpha1.HealthVerdict;
 import java.time.Duration;
 import java.time.Instant;
+import dev.respawn.simulate.SimulatedPods;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -29,7 +32,12 @@ final class AgentSim {
   Decision last;
   final List<Decision> decisions = new ArrayList<>();
   final List<Decision.PodStart> starts = new ArrayList<>();
-  int podSeq;
+  /** Who renewed {@link #lease} (the current pod when the agent renewed it). */
+  String leaseHolder;
+  private final SimulatedPods pods = new SimulatedPods("agents", "coder");
+  private final Map<String, RunEnding> endings = new HashMap<>();
+  private Instant lastRenewTime;
+  private Instant renewalSeenAt;
 
   AgentSim(RestartPolicy policy) {
     this(policy, RestartEvaluator.builtIn());
@@ -48,27 +56,50 @@ final class AgentSim {
     }
   }
 
-  Observation observation(RunEnding ending) {
-    return new Observation("agents", "coder", suspend, Optional.ofNullable(pod), Optional.ofNullable(ending),
-        Optional.ofNullable(restartRequest), Optional.ofNullable(resumeRequest), Optional.ofNullable(lease));
+  /**
+   * What the controller would see, with {@code ending} reported for its pod (when that pod exists). The
+   * pods live in {@link SimulatedPods}; {@link #pod} is the current one, kept in step with it.
+   */
+  Sighting sighting(RunEnding ending) {
+    if (pod != null) {
+      pods.update(pod, endings.get(pod.uid()));
+    }
+    if (ending != null) {
+      pods.pod(ending.pod()).filter(p -> p.uid().equals(ending.podUid())).ifPresent(p -> {
+        endings.put(p.uid(), ending);
+        pods.update(p, ending);
+      });
+    }
+    pods.lease(seenByOperator(lease), leaseHolder != null ? leaseHolder : pod == null ? null : pod.name());
+    return pods.sighting(suspend, restartRequest, resumeRequest);
   }
 
-  /** One reconcile: decide, apply pod actions like the controller, keep the new state. */
+  /** The operator's clock stamps a renewTime it has not seen before (what RenewalClock does). */
+  private LeaseView seenByOperator(LeaseView l) {
+    if (l == null || l.changeSeenAt() != null || l.renewTime() == null) {
+      return l;
+    }
+    if (!l.renewTime().equals(lastRenewTime)) {
+      lastRenewTime = l.renewTime();
+      renewalSeenAt = now;
+    }
+    return new LeaseView(l.renewTime(), renewalSeenAt, l.verdict(), l.detail(), l.checkpoint(), l.checkpointStatus(),
+        l.stepIdempotent(), l.artifactsReady());
+  }
+
+  /** One reconcile: observe, decide, apply the pod actions like the controller, keep the new state. */
   Decision reconcile(RunEnding ending) {
-    last = evaluator.decide(policy, state, observation(ending), now, random);
+    last = evaluator.decide(policy, state, sighting(ending), now, random);
     decisions.add(last);
     state = last.state();
-    if (last.deletePod() && pod != null) {
-      pod = null; // deleted: gone at once in this simulation
-    }
-    if (ending != null && pod != null && ending.podUid().equals(pod.uid())) {
-      pod = null; // a finished pod is not live any more; the controller keeps it but it no longer counts
-    }
-    last.start().ifPresent(s -> {
-      starts.add(s);
-      pod = new PodView(s.podName(), "uid-" + (++podSeq), PodView.Stage.PENDING, now, null, null, null, false);
+    pods.apply(last, now);
+    last.start().filter(x -> !last.startsExisting()).ifPresent(x -> {
+      starts.add(x);
       lease = null;
+      leaseHolder = null;
     });
+    // like before: the current pod while it is live (a finished one no longer counts)
+    pod = state.currentPod == null ? null : pods.pod(state.currentPod).filter(PodView::isLive).orElse(null);
     return last;
   }
 
@@ -87,6 +118,7 @@ final class AgentSim {
     RunEnding e = new RunEnding(pod.name(), pod.uid(), EndingKind.TERMINATED, code, reason, message, now);
     pod = new PodView(pod.name(), pod.uid(), PodView.Stage.FINISHED, pod.createdAt(), pod.startedAt(), null, null,
         false);
+    endings.put(pod.uid(), e);
     return reconcile(e);
   }
 
@@ -98,17 +130,20 @@ final class AgentSim {
     RunEnding e = new RunEnding(pod.name(), pod.uid(), kind, null, reason, null, now);
     pod = new PodView(pod.name(), pod.uid(), PodView.Stage.FINISHED, pod.createdAt(), pod.startedAt(), null, null,
         false);
+    endings.put(pod.uid(), e);
     return reconcile(e);
   }
 
   /** The agent renews its Lease now. */
   void heartbeat(HealthVerdict verdict) {
+    leaseHolder = pod == null ? null : pod.name();
     lease = new LeaseView(now, now, verdict, null, lease == null ? null : lease.checkpoint(),
         lease == null ? null : lease.checkpointStatus(), lease == null ? null : lease.stepIdempotent(),
         lease == null ? null : lease.artifactsReady());
   }
 
   void checkpoint(String name, String status, Boolean idempotent, Boolean artifactsReady) {
+    leaseHolder = pod == null ? null : pod.name();
     lease = new LeaseView(now, now, HealthVerdict.Healthy, null, name, status, idempotent, artifactsReady);
   }
 

@@ -26,7 +26,7 @@ class LivenessGateTest {
     assertThat(d.liveness().ready()).isTrue();
     assertThat(d.liveness().reason()).isEqualTo("Healthy");
     assertThat(d.wakeAt()).contains(s.now.plusSeconds(60).plusMillis(1));
-    assertThat(s.state.heartbeat.observedAt()).isEqualTo(s.now);
+    assertThat(s.state.heartbeat.verdict()).isEqualTo(HealthVerdict.Healthy);
   }
 
   @Test
@@ -40,7 +40,7 @@ class LivenessGateTest {
     s.advance(Duration.ofSeconds(31));
     Decision stale = s.reconcile();
     assertThat(stale.deletePod()).isTrue();
-    assertThat(stale.notices()).extracting(Decision.Notice::reason).contains("HeartbeatStale");
+    assertThat(stale.notices()).extracting(Decision.Notice::reason).contains(dev.respawn.policy.EventReason.HeartbeatStale);
     assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Timeout);
     assertThat(s.state.lastFailure.failureReason()).isEqualTo("HealthCheckFailed");
   }
@@ -52,8 +52,9 @@ class LivenessGateTest {
     Instant skewed = s.now.plus(Duration.ofHours(1));
     s.lease = new LeaseView(skewed, null, HealthVerdict.Healthy, null, null, null, null, null);
     s.advance(Duration.ofSeconds(5));
-    s.reconcile();
-    assertThat(s.state.heartbeat.observedAt()).isEqualTo(s.now);
+    Decision fresh = s.reconcile();
+    assertThat(fresh.wakeAt()).as("fresh for one timeout from when the operator saw it")
+        .contains(s.now.plusSeconds(60).plusMillis(1));
     // no renewal since: the same renewTime 61 s later is stale, however far in the future it claims to be
     s.advance(Duration.ofSeconds(61));
     assertThat(s.reconcile().deletePod()).isTrue();
@@ -161,7 +162,7 @@ class LivenessGateTest {
     s.advance(Duration.ofSeconds(60)); // resetAfter (60s) passes while the heartbeat is still fresh
     Decision atResetAfter = s.reconcile();
     assertThat(s.state.attempt).as("no heartbeat since resetAfter began: not proven healthy").isEqualTo(1);
-    assertThat(atResetAfter.notices()).extracting(Decision.Notice::reason).doesNotContain("RestartSucceeded");
+    assertThat(atResetAfter.notices()).extracting(Decision.Notice::reason).doesNotContain(dev.respawn.policy.EventReason.RestartSucceeded);
     s.advance(Duration.ofMillis(1));
     Decision stale = s.reconcile();
     assertThat(stale.deletePod()).isTrue();

@@ -26,7 +26,7 @@ class RestartEvaluatorTest {
   }
 
   static List<String> reasons(Decision d) {
-    return d.notices().stream().map(Notice::reason).toList();
+    return d.notices().stream().map(n -> n.reason().name()).toList();
   }
 
   @Nested
@@ -112,7 +112,7 @@ class RestartEvaluatorTest {
     @Test
     void theSameInputsGiveTheSameDecision() {
       AgentSim s = new AgentSim(AgentSim.policy(jittered())).started();
-      Observation o = s.observation(new RunEnding("coder-1", s.pod.uid(), EndingKind.TERMINATED, 1, "Error",
+      Sighting o = s.sighting(new RunEnding("coder-1", s.pod.uid(), EndingKind.TERMINATED, 1, "Error",
           "network_timeout", s.now));
       RestartEvaluator ev = RestartEvaluator.builtIn();
       Decision a = ev.decide(s.policy, s.state, o, s.now, new java.util.SplittableRandom(5));
@@ -235,7 +235,7 @@ class RestartEvaluatorTest {
       Decision d = s.reconcile();
       assertThat(d.start()).isEmpty();
       assertThat(d.notices()).anySatisfy(n -> {
-        assertThat(n.type()).isEqualTo("Warning");
+        assertThat(n.type()).isEqualTo(EventType.Warning);
         assertThat(n.message()).contains("refused").contains("respawn.dev/resume");
       });
       assertThat(s.state.handledRestartRequest).isEqualTo("r-9");
@@ -282,7 +282,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
       assertThat(s.state.lastDecision.reasonCode()).isEqualTo("non_retryable_failure");
       assertThat(s.state.lastFailure.retryable()).isFalse();
-      assertThat(d.notices()).filteredOn(n -> n.reason().equals("Escalated")).singleElement()
+      assertThat(d.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.Escalated).singleElement()
           .satisfies(n -> assertThat(n.message()).contains("pod coder-1", "class ToolFailure", "exit code 2",
               "syntax_error in agent.py", "kubectl logs coder-1", "respawn.dev/resume",
               "kubectl respawn resume coder --force"));
@@ -330,7 +330,7 @@ class RestartEvaluatorTest {
       assertThat(reasons(d)).contains("RestartExhausted", "Escalated");
       assertThat(s.starts).hasSize(4); // run 1 and exactly 3 restarts
       assertThat(s.state.restarts).isEqualTo(3);
-      assertThat(d.notices()).filteredOn(n -> n.reason().equals("RestartExhausted")).singleElement()
+      assertThat(d.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.RestartExhausted).singleElement()
           .extracting(Notice::message).isEqualTo("[RST] Restart attempts exhausted for coder after 3 attempts");
     }
 
@@ -358,7 +358,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
       assertThat(s.state.lastDecision.reasonCode()).isEqualTo("circuit_open");
       assertThat(s.state.nextRestartAt).isEqualTo(s.now.plus(Duration.ofMinutes(5)));
-      assertThat(d.notices()).filteredOn(n -> n.reason().equals("CircuitBreakerStateChanged")).singleElement()
+      assertThat(d.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.CircuitBreakerStateChanged).singleElement()
           .extracting(Notice::message).asString().startsWith("[RST] Circuit breaker opened for coder, reset in 5m");
       assertThat(d.wakeAt()).contains(s.state.nextRestartAt);
       // the HalfOpen trial
@@ -493,7 +493,7 @@ class RestartEvaluatorTest {
       for (int i = 0; i < 5; i++) {
         s.exit(1);
         delays.add(Duration.between(s.now, s.state.nextRestartAt).toSeconds());
-        assertThat(s.last.notices()).filteredOn(n -> n.reason().equals("RestartScheduled")).singleElement()
+        assertThat(s.last.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.RestartScheduled).singleElement()
             .extracting(Notice::message).isEqualTo("[RST] Restart scheduled for coder at " + s.state.nextRestartAt
                 + " (attempt " + (i + 1) + ")");
         s.restartAndRun();
@@ -545,7 +545,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.attempt).isZero();
       assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
       assertThat(s.state.circuit.lastSuccessAt()).isEqualTo(s.now);
-      assertThat(healed.notices()).filteredOn(n -> n.reason().equals("RestartSucceeded")).singleElement()
+      assertThat(healed.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.RestartSucceeded).singleElement()
           .extracting(Notice::message).isEqualTo("[RST] Restart succeeded for coder on attempt 2");
       assertThat(s.state.restarts).isEqualTo(2);
     }

@@ -57,13 +57,23 @@ public final class PodHistory implements AutoCloseable {
     } else {
       byUid.put(uid, pod);
     }
-    List<String> live = byUid.values().stream()
-        .filter(p -> instance.equals(p.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL)))
+    // the singleton promise covers the pods the instance controls, not strangers that carry its label
+    String owner = controller(pod);
+    if (owner == null) {
+      return;
+    }
+    List<String> live = byUid.values().stream().filter(p -> owner.equals(controller(p)))
         .filter(PodHistory::isLive).map(p -> p.getMetadata().getName()).sorted().toList();
     maxLive.merge(instance, live.size(), Math::max);
     if (live.size() > 1) {
       violations.add(instance + ": live at once " + live);
     }
+  }
+
+  /** The UID of the pod's controller ownerReference, or null. */
+  private static String controller(Pod p) {
+    return p.getMetadata().getOwnerReferences() == null ? null : p.getMetadata().getOwnerReferences().stream()
+        .filter(r -> Boolean.TRUE.equals(r.getController())).map(r -> r.getUid()).findFirst().orElse(null);
   }
 
   /** Not Succeeded or Failed (a pod without a phase yet is live: it may still start). */

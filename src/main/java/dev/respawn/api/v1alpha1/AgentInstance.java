@@ -3,6 +3,7 @@ package dev.respawn.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonClassDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Categories;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -26,10 +27,17 @@ import io.fabric8.kubernetes.model.annotation.Version;
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)
+@ValidationRule(
+    value = "size(self.metadata.name) <= 63",
+    message = "metadata.name must be at most 63 characters: it is the value of the respawn.dev/instance label "
+        + "on the instance's pods and Lease",
+    reason = "FieldValueInvalid")
 public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus> implements Namespaced {
   /** Annotation: restart now (value = request id). */
   public static final String RESTART_ANNOTATION = "respawn.dev/restart";
   /** Annotation: resume from Escalated/Failed/latched (value = request id). */
+  /** Optional reason of a restart request, recorded in status.lastRestart.reason. */
+  public static final String RESTART_REASON_ANNOTATION = "respawn.dev/restart-reason";
   public static final String RESUME_ANNOTATION = "respawn.dev/resume";
   /** Pod label naming the instance. */
   public static final String INSTANCE_LABEL = "respawn.dev/instance";

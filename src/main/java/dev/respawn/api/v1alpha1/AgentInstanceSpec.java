@@ -6,6 +6,7 @@ import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 
 @JsonClassDescription("What to run and which policy restarts it.")
@@ -33,5 +34,10 @@ public class AgentInstanceSpec {
   @JsonPropertyDescription("Pod template of the agent (a PodTemplateSpec); restartPolicy is always forced to Never.")
   @Required
   @SchemaFrom(type = PodTemplateSpec.class)
+  @ValidationRule(
+      value = "has(self.spec) && has(self.spec.containers) && size(self.spec.containers) >= 1",
+      message = "spec.template.spec.containers must name at least one container",
+      fieldPath = ".spec.containers",
+      reason = "FieldValueRequired")
   public PodTemplateSpec template;
 }

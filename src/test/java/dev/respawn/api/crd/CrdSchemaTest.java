@@ -173,7 +173,7 @@ class CrdSchemaTest {
             "finalAttempt", "delaySeconds", "at")),
         Arguments.of(INSTANCE, "status.circuitBreaker", false, List.of("state", "failureCount", "trips", "openedAt",
             "halfOpenAt", "lastSuccessAt", "lastFailureAt")),
-        Arguments.of(INSTANCE, "status.heartbeat", false, List.of("verdict", "lastRenewTime", "detail")),
+        Arguments.of(INSTANCE, "status.heartbeat", false, List.of("verdict", "since", "detail")),
         Arguments.of(INSTANCE, "status.resume", false, List.of("checkpoint", "checkpointStatus", "idempotent", "eligible",
             "reasonCode", "cooldownRemainingSeconds", "attempts")),
         Arguments.of(INSTANCE, "status.lastRestart", false, List.of("kind", "reason", "previousPod", "pod", "requestedAt",

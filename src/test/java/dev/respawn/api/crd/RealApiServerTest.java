@@ -566,6 +566,11 @@ class RealApiServerTest {
         Arguments.of("latch \"maybe\"", POLICY, "{circuitBreaker: {latch: maybe}}", "spec.circuitBreaker.latch",
             "must be of type boolean"),
         Arguments.of("backoff a string", POLICY, "{backoff: fast}", "spec.backoff", "must be of type object"),
+        // a pod template without containers (api.md §2)
+        Arguments.of("template with an empty container list", INSTANCE, "{template: {spec: {containers: []}}}",
+            "spec.template.spec.containers", "must name at least one container"),
+        Arguments.of("template without a pod spec", INSTANCE, "{template: {metadata: {labels: {a: b}}}}",
+            "spec.template.spec.containers", "must name at least one container"),
         // other instance fields
         Arguments.of("leaseName not a DNS name", INSTANCE, "{heartbeat: {leaseName: Not_A_Name}, " + MINIMAL_TEMPLATE
             + "}", "spec.heartbeat.leaseName", PATTERN)));
@@ -592,6 +597,19 @@ class RealApiServerTest {
               : e.getStatus().getDetails().getCauses().stream().map(StatusCause::getField).collect(Collectors.toList());
           assertThat(causes).as("the status causes name the field").contains(field);
         });
+  }
+
+  @Test
+  void anInstanceNameLongerThan63CharactersIsRefused() {
+    String tooLong = "a".repeat(64);
+    assertThatThrownBy(() -> create(INSTANCE, tooLong, "{" + MINIMAL_TEMPLATE + "}"))
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(422);
+          assertThat(e.getMessage()).contains("metadata.name must be at most 63 characters");
+        });
+    String longest = "b".repeat(63);
+    create(INSTANCE, longest, "{" + MINIMAL_TEMPLATE + "}");
+    assertThat(get(INSTANCE, longest).path("metadata").path("name").asText()).isEqualTo(longest);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,83 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.heartbeat.HeartbeatLeases;
+import dev.respawn.heartbeat.RenewalClock;
+import dev.respawn.policy.Bounds;
+import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.PodFacts;
+import dev.respawn.policy.Request;
+import dev.respawn.policy.Sighting;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Reads what Kubernetes shows of an instance into the core's {@link Sighting}: every pod with its
+ * labels, controller ownerReference and ending, the Lease, the annotations. It judges nothing (the
+ * core's {@code RunObserver} does); it only looks the current pod up directly when the cache does not
+ * show it yet, so a create the watch has not delivered is never taken for a loss.
+ */
+final class InstanceSighting {
+  private InstanceSighting() {}
+
+  static Sighting of(AgentInstance instance, InstanceState state, List<Pod> cached, Function<String, Pod> directGet,
+      Lease lease, RenewalClock renewals, Instant now) {
+    String agentContainer = instance.getSpec() == null ? null : instance.getSpec().agentContainer;
+    List<Pod> pods = new ArrayList<>(cached);
+    boolean runExpected = state.phase == Phase.Starting || state.phase == Phase.Running;
+    if (runExpected && state.currentPod != null
+        && pods.stream().noneMatch(p -> state.currentPod.equals(p.getMetadata().getName()))) {
+      Optional.ofNullable(directGet.apply(state.currentPod)).ifPresent(pods::add);
+    }
+    List<PodFacts> facts = pods.stream().map(p -> facts(p, agentContainer, now)).toList();
+    Map<String, String> annotations = instance.getMetadata().getAnnotations() == null ? Map.of()
+        : instance.getMetadata().getAnnotations();
+    boolean suspend = instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
+    return new Sighting(instance.getMetadata().getNamespace(), instance.getMetadata().getName(),
+        instance.getMetadata().getUid(), suspend, facts, lease != null,
+        Optional.ofNullable(HeartbeatLeases.view(lease, lease == null ? null : renewals.seenAt(lease))),
+        HeartbeatLeases.holder(lease),
+        request(annotations.get(AgentInstance.RESTART_ANNOTATION), annotations.get(AgentInstance.RESTART_REASON_ANNOTATION)),
+        request(annotations.get(AgentInstance.RESUME_ANNOTATION), null));
+  }
+
+  static PodFacts facts(Pod pod, String agentContainer, Instant now) {
+    return new PodFacts(PodObserver.view(pod, agentContainer), run(pod), controllerUid(pod),
+        PodObserver.ending(pod, agentContainer, now));
+  }
+
+  private static String controllerUid(Pod pod) {
+    List<OwnerReference> refs = pod.getMetadata().getOwnerReferences();
+    if (refs == null) {
+      return null;
+    }
+    return refs.stream().filter(r -> Boolean.TRUE.equals(r.getController())).map(OwnerReference::getUid)
+        .findFirst().orElse(null);
+  }
+
+  static int run(Pod p) {
+    String label = p.getMetadata().getLabels() == null ? null
+        : p.getMetadata().getLabels().get(AgentInstance.RUN_LABEL);
+    try {
+      return label == null ? 0 : Integer.parseInt(label);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private static Optional<Request> request(String id, String reason) {
+    if (id == null || id.isBlank()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Request(Bounds.truncateUtf8(id.strip(), Bounds.REQUEST_ID_BYTES),
+        reason == null ? null : Bounds.truncateUtf8(reason, Bounds.MESSAGE_BYTES)));
+  }
+}

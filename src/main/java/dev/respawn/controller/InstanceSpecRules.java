@@ -1,0 +1,34 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.policy.Violation;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The AgentInstance rules the CRD schema enforces, checked again by the operator for clusters that
+ * skipped validation (api.md §2, §9): an instance that breaks one is refused (InvalidSpec) and runs
+ * nothing.
+ */
+final class InstanceSpecRules {
+  /** The instance name is the value of the respawn.dev/instance label: at most 63 characters. */
+  static final int MAX_NAME = 63;
+
+  private InstanceSpecRules() {}
+
+  static List<Violation> check(AgentInstance instance) {
+    List<Violation> found = new ArrayList<>();
+    String name = instance.getMetadata().getName();
+    if (name != null && name.codePointCount(0, name.length()) > MAX_NAME) {
+      found.add(new Violation("metadata.name", "must be at most " + MAX_NAME + " characters: it is the value of the "
+          + AgentInstance.INSTANCE_LABEL + " label on the instance's pods and Lease"));
+    }
+    var spec = instance.getSpec();
+    var template = spec == null ? null : spec.template;
+    if (template == null || template.getSpec() == null || template.getSpec().getContainers() == null
+        || template.getSpec().getContainers().isEmpty()) {
+      found.add(new Violation("spec.template.spec.containers", "must name at least one container"));
+    }
+    return found;
+  }
+}

@@ -1,0 +1,39 @@
+package dev.respawn.policy;
+
+/**
+ * The reasons of the Kubernetes Events of api.md §8, each with its short action verb and its weight:
+ * a decision writes one Event, under the reason of its weightiest notice (warnings before normal
+ * notices, then the lower {@link #rank}).
+ */
+public enum EventReason {
+  Escalated("Escalate", 0),
+  RestartExhausted("Escalate", 1),
+  PolicyInvalid("ValidatePolicy", 2),
+  CircuitBreakerStateChanged("UpdateCircuitBreaker", 3),
+  DependencyCircuitChanged("UpdateDependencyCircuit", 4),
+  HeartbeatStale("CheckHeartbeat", 5),
+  RestartFailed("ObserveFailure", 6),
+  RestartRequested("Restart", 7),
+  RestartScheduled("ScheduleRestart", 8),
+  RestartStarted("Restart", 9),
+  RestartSucceeded("Recover", 10),
+  ResumeDecision("DecideResume", 11);
+
+  private final String action;
+  private final int rank;
+
+  EventReason(String action, int rank) {
+    this.action = action;
+    this.rank = rank;
+  }
+
+  /** The Event's action: a short verb of what the operator did. */
+  public String action() {
+    return action;
+  }
+
+  /** Lower is weightier, among notices of the same type. */
+  public int rank() {
+    return rank;
+  }
+}

@@ -1,0 +1,72 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.Decision.PodStart;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Optional;
+
+/** api.md §3 step 5: the next run starts when one is due and no pod of the instance is live. */
+final class RunStart {
+  private RunStart() {}
+
+  /**
+   * Starts the next run when it is due; returns true when it did. When the run's pod exists already
+   * (a start decided before whose status was not written), the bookkeeping is done again as of the
+   * pod's creation, without a create and without notices: they were given when it was made.
+   */
+  static boolean startIfDue(DecisionDraft d) {
+    InstanceState s = d.state;
+    boolean waiting = s.phase == Phase.Pending || s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen;
+    boolean due = s.nextRestartAt == null || !d.now.isBefore(s.nextRestartAt);
+    if (!waiting || !due || d.obs.podLive()) {
+      return false;
+    }
+    Optional<PodFacts> existing = d.obs.nextRun();
+    d.startsExisting = existing.isPresent();
+    // a pod's creationTimestamp has whole seconds: never before the time the start was due
+    Instant at = existing.map(p -> p.view().createdAt()).filter(t -> !t.isAfter(d.now)).orElse(d.now);
+    if (s.nextRestartAt != null && at.isBefore(s.nextRestartAt)) {
+      at = s.nextRestartAt;
+    }
+    boolean tell = existing.isEmpty();
+    if (s.phase == Phase.CircuitOpen) {
+      s.circuit = CircuitBreaker.startTrial(s.circuit, at);
+      if (tell) {
+        d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker of " + d.instance()
+            + " half-open: trial run (Open -> HalfOpen)"));
+      }
+    }
+    s.run += 1;
+    String podName = d.instance() + "-" + s.run;
+    String previous = s.currentPod;
+    s.currentPod = podName;
+    s.phase = Phase.Starting;
+    s.nextRestartAt = null;
+    s.runStartedAt = null;
+    if (s.heartbeat != null && s.heartbeat.verdict() == HealthVerdict.Healthy) {
+      s.heartbeat = null; // a bad verdict stays shown until the new run's first heartbeat
+    }
+    Optional<String> checkpoint = Optional.empty();
+    if (s.run > 1) {
+      s.restarts += 1;
+      s.recentRestarts = new ArrayList<>(RestartWindow.record(s.recentRestarts, d.policy.restartLimit(), at));
+      if (s.lastRestart != null) {
+        s.lastRestart = s.lastRestart.started(podName, at);
+        checkpoint = Optional.ofNullable(s.lastRestart.resumeCheckpoint());
+      }
+      if (checkpoint.isPresent()) {
+        s.resume = s.resume.withAttempts(s.resume.attempts() + 1);
+      }
+      if (tell) {
+        d.notice(Notice.normal(EventReason.RestartStarted, "Restart started for " + d.instance() + ": pod " + podName
+            + " replaces " + previous + " (attempt " + s.attempt + ")"));
+      }
+    }
+    d.start = new PodStart(s.run, podName, s.attempt, checkpoint,
+        checkpoint.isPresent() ? Optional.ofNullable(s.lastRestart.interruptionClass()) : Optional.empty());
+    return true;
+  }
+}

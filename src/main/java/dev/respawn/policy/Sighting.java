@@ -1,0 +1,25 @@
+package dev.respawn.policy;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything the controller saw of one AgentInstance, before any judgement: its identity, spec.suspend,
+ * every pod carrying its label (owned or not), whether its heartbeat Lease exists, the Lease's view and
+ * its holder (a renewal counts only for the pod holding it), and the operator-action annotations. {@link RunObserver} turns it
+ * into the core's {@link Observation}; the reconciler, the simulator and the property tests all go
+ * through that one step.
+ */
+public record Sighting(String namespace, String instance, String instanceUid, boolean suspend, List<PodFacts> pods,
+    boolean leaseExists, Optional<LeaseView> lease, String leaseHolder, Optional<Request> restartRequest,
+    Optional<Request> resumeRequest) {
+
+  public Sighting {
+    pods = List.copyOf(pods);
+  }
+
+  /** The Lease's view when {@code pod} holds it (a stale run cannot vouch for the new one). */
+  public Optional<LeaseView> leaseOf(String pod) {
+    return pod != null && pod.equals(leaseHolder) ? lease : Optional.empty();
+  }
+}

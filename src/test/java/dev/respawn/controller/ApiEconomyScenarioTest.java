@@ -1,0 +1,124 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static dev.respawn.controller.OperatorFixture.hasCondition;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.sandbox.Run;
+import dev.respawn.testsupport.RequestLog;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the operator writes to the API server (api.md §12), counted at the server by the operator's
+ * User-Agent: nothing while nothing happens, nothing after its own restart over unchanged instances,
+ * and few writes per restart.
+ */
+class ApiEconomyScenarioTest {
+  static final String HEARTBEATS = """
+      backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+      resetAfter: 30m
+      heartbeat: {timeout: 1s}
+      """;
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  @Test
+  void aHealthyInstanceWhoseLeaseIsRenewedCostsNoWriteOverManyTimeouts() {
+    f.policy("hb", HEARTBEATS);
+    f.kubelet.script("calm", Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("calm", "hb");
+    f.awaitInstance("calm", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    String version = f.get("calm").getMetadata().getResourceVersion();
+    f.api.requests().clear();
+    // 35 renewals, three and a half heartbeat timeouts: the operator wakes at every expiry and writes nothing
+    f.holdsFor(Duration.ofMillis(3500), f::operatorWrites, List::isEmpty);
+    assertThat(f.get("calm").getMetadata().getResourceVersion()).isEqualTo(version);
+    assertThat(f.get("calm").getStatus().heartbeat.verdict.name()).isEqualTo("Healthy");
+  }
+
+  @Test
+  void aRestartedOperatorWritesNothingForInstancesWhoseStateDidNotChange() {
+    // a dozen agents renewing three times a second: the simulated kubelet shares two threads among them
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resetAfter: 30m
+        heartbeat: {timeout: 3s}
+        """);
+    List<String> names = IntStream.range(0, 12).mapToObj(n -> "steady-" + n).toList();
+    for (String name : names) {
+      f.kubelet.script(name, Run.runForever().heartbeat(Duration.ofMillis(300)),
+          Run.runForever().heartbeat(Duration.ofMillis(300)));
+      f.instance(name, "hb");
+    }
+    for (String name : names) {
+      f.awaitInstance(name, i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    }
+    f.stopOperator();
+    f.api.requests().clear();
+    f.startOperator();
+    // the new process reconciles all of them (it acts on a request at once) and writes nothing else, past
+    // the heartbeat timeout it grants every live run from its own start
+    f.holdsFor(Duration.ofMillis(4000), f::operatorWrites, List::isEmpty);
+    f.annotate("steady-0", AgentInstance.RESTART_ANNOTATION, "after-restart");
+    f.awaitInstance("steady-0", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    // what it wrote then was the restart of steady-0: its status, its pods, its Events (created by POST)
+    List<RequestLog.Request> writes = f.operatorWrites();
+    assertThat(writes).filteredOn(w -> !"POST".equals(w.verb()))
+        .allSatisfy(w -> assertThat(w.path()).containsPattern("/steady-0(-[0-9]+)?(/status)?$"));
+    assertThat(writes).filteredOn(w -> "POST".equals(w.verb())).hasSizeLessThanOrEqualTo(3);
+  }
+
+  @Test
+  void oneRestartCostsAtMostSixWritesEventsIncluded() {
+    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
+    f.kubelet.script("once", Run.exit(1).after(Duration.ofMillis(500)), Run.runForever());
+    f.instance("once", "plain");
+    f.awaitInstance("once", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.api.requests().clear();
+    // the failure, the backoff, the next run running, the finished pod deleted
+    f.awaitInstance("once", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("once-1") == null);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.events("once").size() >= 2);
+    f.holdsFor(Duration.ofMillis(500), () -> f.operatorWrites().size(), n -> n <= 6);
+    List<RequestLog.Request> writes = f.operatorWrites();
+    assertThat(writes).as("writes of one restart: %s", writes).hasSizeLessThanOrEqualTo(6);
+    assertThat(writes).filteredOn(w -> !w.resource().startsWith("events")).extracting(RequestLog.Request::key)
+        .containsExactlyInAnyOrder("PATCH agentinstances.respawn.dev/status", "POST pods",
+            "PATCH agentinstances.respawn.dev/status", "DELETE pods");
+  }
+
+  @Test
+  void withHeartbeatsTheFirstHeartbeatOfTheNewRunIsOneMoreWrite() {
+    f.policy("hb", HEARTBEATS);
+    f.kubelet.script("beating", Run.exit(1).after(Duration.ofMillis(1500)).heartbeat(Duration.ofMillis(100)),
+        Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("beating", "hb");
+    f.awaitInstance("beating", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.api.requests().clear();
+    f.awaitInstance("beating", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("beating-1") == null);
+    f.holdsFor(Duration.ofMillis(500), () -> f.operatorWrites().size(), n -> n <= 7);
+    // Running (not Ready: no heartbeat of the new run yet), then Ready: two status writes for the new run
+    assertThat(f.operatorWrites()).filteredOn(w -> !w.resource().startsWith("events"))
+        .extracting(RequestLog.Request::key).containsExactlyInAnyOrder("PATCH agentinstances.respawn.dev/status",
+            "POST pods", "PATCH agentinstances.respawn.dev/status", "PATCH agentinstances.respawn.dev/status",
+            "DELETE pods");
+  }
+}

@@ -1,0 +1,142 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.EventReason;
+import dev.respawn.sandbox.Run;
+import dev.respawn.testsupport.ApiFaults;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the shell promises around the core: it touches only pods the instance controls (api.md §2), and
+ * it tells (Events, audit, metrics) only what it committed.
+ */
+class ShellContractScenarioTest {
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  /** A pod that carries the instance's labels but no controller ownerReference of it. */
+  private Pod stranger(String name, String instance, String run) {
+    PodBuilder b = new PodBuilder().withNewMetadata().withName(name).withNamespace(OperatorFixture.NS)
+        .addToLabels(AgentInstance.INSTANCE_LABEL, instance).endMetadata().withNewSpec().addNewContainer()
+        .withName("agent").withImage("someone/else:1").endContainer().endSpec();
+    if (run != null) {
+      b.editMetadata().addToLabels(AgentInstance.RUN_LABEL, run).endMetadata();
+    }
+    return f.client.pods().inNamespace(OperatorFixture.NS).resource(b.build()).create();
+  }
+
+  @Test
+  void aLabelledStrangerPodSurvivesEveryPhase() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    // labelled as runs of the instance, before and ahead of its own: neither adopted, ended nor deleted
+    // the simulated kubelet plays scripts in the order it meets the instance's pods: the strangers first
+    f.kubelet.script("lookalike", Run.runForever(), Run.runForever(), Run.exit(1), Run.runForever());
+    Pod old = stranger("lookalike-0", "lookalike", null);
+    Pod ahead = stranger("lookalike-7", "lookalike", "7");
+    for (String name : List.of("lookalike-0", "lookalike-7")) {
+      await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod(name).getStatus() != null
+          && "Running".equals(f.pod(name).getStatus().getPhase()));
+    }
+    f.instance("lookalike", "fast");
+    AgentInstance running = f.awaitInstance("lookalike", i -> at(i, 2, Phase.Running));
+    assertThat(running.getStatus().currentPod).isEqualTo("lookalike-2");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("lookalike-1") == null); // its own: cleaned up
+    f.edit("lookalike", i -> {
+      i.getSpec().suspend = true;
+      return i;
+    });
+    f.awaitInstance("lookalike", i -> i.getStatus().phase == Phase.Suspended);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("lookalike-2") == null);
+    f.holdsFor(Duration.ofMillis(500), () -> List.of(f.pod("lookalike-0"), f.pod("lookalike-7")),
+        pods -> pods.get(0) != null && pods.get(1) != null);
+    assertThat(f.pod("lookalike-0").getMetadata().getUid()).isEqualTo(old.getMetadata().getUid());
+    assertThat(f.pod("lookalike-7").getMetadata().getUid()).isEqualTo(ahead.getMetadata().getUid());
+    assertThat(f.get("lookalike").getStatus().run).isEqualTo(2);
+    assertThat(f.operatorWrites()).noneSatisfy(w -> assertThat(w.path()).contains("lookalike-0"))
+        .noneSatisfy(w -> assertThat(w.path()).contains("lookalike-7"));
+  }
+
+  @Test
+  void aFailedStatusWriteLeavesNoTraceAndTheRetryTellsOnce() {
+    List<Decision> told = new CopyOnWriteArrayList<>();
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, Decision decision, Pod pod) {
+        told.add(decision);
+      }
+
+      @Override
+      public void policyRefused(AgentInstance instance, String reason, String message) {}
+    };
+    f.policy("slow", "backoff: {type: Exponential, initialDelay: 1s, maxDelay: 1s}");
+    f.kubelet.script("flaky", Run.exit(1).after(Duration.ofMillis(300)), Run.runForever());
+    f.instance("flaky", "slow");
+    f.awaitInstance("flaky", i -> at(i, 1, Phase.Running));
+    AtomicInteger refused = new AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest request) {
+        boolean statusWrite = "PATCH".equals(request.getMethod()) && request.getPath().contains("/agentinstances/")
+            && request.getPath().contains("/status");
+        if (statusWrite && refused.get() < 2) {
+          refused.incrementAndGet();
+          return ApiFaults.status(500, "InternalError", "injected: etcd is unavailable");
+        }
+        return null;
+      }
+    });
+    AgentInstance backoff = f.awaitInstance("flaky", i -> i.getStatus().phase == Phase.Backoff);
+    assertThat(refused.get()).isEqualTo(2);
+    assertThat(backoff.getStatus().attempt).isEqualTo(1);
+    // the failure was decided three times; only the decision that was committed is told, after the commit
+    java.util.function.Supplier<List<Decision>> failures = () -> told.stream().filter(d -> d.notices().stream()
+        .anyMatch(n -> n.reason() == EventReason.RestartFailed)).toList();
+    await().atMost(OperatorFixture.AT_MOST).until(() -> !failures.get().isEmpty());
+    f.holdsFor(Duration.ofMillis(500), failures, list -> list.size() == 1);
+    assertThat(failures.get().get(0).audit()).isPresent();
+    await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> assertThat(f.events("flaky"))
+        .filteredOn(e -> "RestartFailed".equals(e.getReason())).hasSize(1));
+  }
+
+  @Test
+  void anInstanceTheSchemaShouldHaveRefusedIsRefusedAgainAndRunsNothing() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.instance("empty", "fast", spec -> spec.template.getSpec().setContainers(List.of()));
+    String longName = "x".repeat(64);
+    f.instance(longName, "fast");
+    AgentInstance empty = f.awaitInstance("empty", i -> OperatorFixture.hasCondition(i, "Ready", "False",
+        "InvalidSpec"));
+    assertThat(OperatorFixture.condition(empty, "Ready").message)
+        .contains("spec.template.spec.containers: must name at least one container");
+    AgentInstance tooLong = f.awaitInstance(longName, i -> OperatorFixture.hasCondition(i, "Ready", "False",
+        "InvalidSpec"));
+    assertThat(OperatorFixture.condition(tooLong, "Ready").message).contains("metadata.name: must be at most 63");
+    f.holdsFor(Duration.ofMillis(500), () -> f.pods("empty").size() + f.pods(longName).size(), n -> n == 0);
+    assertThat(f.events("empty")).anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PolicyInvalid"));
+  }
+}
