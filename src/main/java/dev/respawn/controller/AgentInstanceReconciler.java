@@ -65,6 +65,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     return renewals;
   }
 
+  /** The instance is gone: its Lease's renewal times are dropped. */
+  void forget(AgentInstance instance) {
+    renewals.forget(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance));
+  }
+
   @Override
   public List<EventSource<?, AgentInstance>> prepareEventSources(EventSourceContext<AgentInstance> context) {
     pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, AgentInstance.class)

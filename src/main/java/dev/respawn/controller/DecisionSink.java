@@ -15,6 +15,12 @@ public interface DecisionSink {
   /** A policy was found invalid (or tier-restricted); default: nothing. */
   default void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, String reason, String message) {}
 
+  /** The instance is gone: drop whatever is kept in memory about it; default: nothing. */
+  default void forget(AgentInstance instance) {}
+
+  /** Writes what waits to be written (Event series counts); called every few seconds; default: nothing. */
+  default void flushPending() {}
+
   /** How long one decision of the core took; default: nothing. */
   default void decisionTook(java.time.Duration duration) {}
 

@@ -8,7 +8,12 @@ import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.javaoperatorsdk.operator.processing.retry.Retry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 /**
  * The operator: both reconcilers registered on one JOSDK {@link Operator}, writing status with JSON
@@ -28,6 +33,14 @@ public final class RespawnOperator implements AutoCloseable {
 
   private final Operator operator;
   private final AgentInstanceReconciler instances;
+  /** How often coalesced Event repeats are written. */
+  static final Duration FLUSH_EVERY = Duration.ofSeconds(10);
+  private final DecisionSink sink;
+  private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "respawn-event-series");
+    t.setDaemon(true);
+    return t;
+  });
 
   /**
    * @param leaderNamespace namespace of the leader-election Lease; empty turns leader election off
@@ -52,7 +65,14 @@ public final class RespawnOperator implements AutoCloseable {
     });
     SpecProblems problems = TolerantResources.install(client);
     this.instances = new AgentInstanceReconciler(settings, sink, problems);
-    operator.register(instances, c -> namespaces(c, settings));
+    this.sink = sink;
+    operator.register(instances, c -> {
+      namespaces(c, settings);
+      c.withItemStore(new InstanceStore(gone -> {
+        instances.forget(gone);
+        sink.forget(gone);
+      }));
+    });
     operator.register(new AgentRestartPolicyReconciler(settings, sink, problems), c -> namespaces(c, settings));
   }
 
@@ -68,7 +88,17 @@ public final class RespawnOperator implements AutoCloseable {
 
   public RespawnOperator start() {
     operator.start();
+    // repeats of an Event fold into its series; the count is written within FLUSH_EVERY (api.md §8: 30 s)
+    flusher.scheduleWithFixedDelay(this::flush, FLUSH_EVERY.toMillis(), FLUSH_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     return this;
+  }
+
+  private void flush() {
+    try {
+      sink.flushPending();
+    } catch (RuntimeException e) {
+      LoggerFactory.getLogger(RespawnOperator.class).warn("Could not write pending Event series: {}", e.getMessage());
+    }
   }
 
   public AgentInstanceReconciler instanceReconciler() {
@@ -87,6 +117,7 @@ public final class RespawnOperator implements AutoCloseable {
 
   @Override
   public void close() {
+    flusher.shutdownNow();
     operator.stop();
   }
 }

@@ -112,6 +112,17 @@ final class EventSeriesCache {
   }
 
   /** A series update failed: the server still has the count it had before; flush() retries. */
+  /** Drops everything kept about one regarding object (it was deleted). */
+  synchronized void forgetObject(String object) {
+    entries.keySet().removeIf(k -> k.object().equals(object));
+    buckets.remove(object);
+  }
+
+  /** How many Events and objects are remembered (for tests of churn). */
+  synchronized int size() {
+    return entries.size() + buckets.size();
+  }
+
   synchronized void updateFailed(Step update) {
     Entry e = update.entry();
     e.writtenCount = Math.min(e.writtenCount, update.previouslyWritten());

@@ -191,6 +191,17 @@ public final class KubeEventRecorder {
     return written;
   }
 
+  /** Forgets the Events of an object that no longer exists (its uid, or namespace/name without one). */
+  public void forget(HasMetadata regarding) {
+    ObjectReference ref = reference(regarding);
+    cache.forgetObject(ref.getUid() != null ? ref.getUid() : ref.getNamespace() + "/" + ref.getName());
+  }
+
+  /** How many Events and objects the dedup cache remembers. */
+  public int remembered() {
+    return cache.size();
+  }
+
   /** New Events not written because of the per-object rate limit. */
   public long dropped() {
     return dropped.get();

@@ -38,6 +38,17 @@ public final class ReportingSink implements DecisionSink {
   }
 
   @Override
+  public void forget(AgentInstance instance) {
+    metrics.forget(instance.getMetadata().getNamespace(), instance.getMetadata().getName());
+    events.forget(instance);
+  }
+
+  @Override
+  public void flushPending() {
+    events.flush();
+  }
+
+  @Override
   public void policyRefused(AgentInstance instance, String reason, String message) {
     Notice n = Notice.warning(EventReason.PolicyInvalid, reason + ": " + message);
     log.notice(instance.getMetadata().getNamespace(), instance.getMetadata().getName(), n);

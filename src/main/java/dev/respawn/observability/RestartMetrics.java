@@ -88,6 +88,11 @@ public final class RestartMetrics {
     decisions.record(d);
   }
 
+  /** How many instances the circuit gauge counts. */
+  public int instancesTracked() {
+    return circuits.size();
+  }
+
   /** Forgets an instance that no longer exists (its circuit no longer counts). */
   public void forget(String namespace, String name) {
     circuits.remove(namespace + "/" + name);

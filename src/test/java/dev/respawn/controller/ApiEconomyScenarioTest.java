@@ -11,6 +11,7 @@ import dev.respawn.sandbox.Run;
 import dev.respawn.testsupport.RequestLog;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -120,5 +121,53 @@ class ApiEconomyScenarioTest {
         .extracting(RequestLog.Request::key).containsExactlyInAnyOrder("PATCH agentinstances.respawn.dev/status",
             "POST pods", "PATCH agentinstances.respawn.dev/status", "PATCH agentinstances.respawn.dev/status",
             "DELETE pods");
+  }
+
+  @Test
+  void nothingIsKeptInMemoryOfDeletedInstances() {
+    f.policy("hb", HEARTBEATS);
+    List<String> names = IntStream.range(0, 6).mapToObj(n -> "churn-" + n).toList();
+    for (String name : names) {
+      f.kubelet.script(name, Run.runForever().heartbeat(Duration.ofMillis(200)),
+          Run.runForever().heartbeat(Duration.ofMillis(200)));
+      f.instance(name, "hb");
+    }
+    for (String name : names) {
+      f.awaitInstance(name, i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    }
+    f.annotate("churn-0", AgentInstance.RESTART_ANNOTATION, "an-event");
+    f.awaitInstance("churn-0", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.events.remembered() > 0);
+    var renewals = f.operator.instanceReconciler().renewals();
+    assertThat(renewals.size()).isEqualTo(names.size());
+    assertThat(f.metrics.instancesTracked()).isEqualTo(names.size());
+    f.kubelet.stopHeartbeats();
+    for (String name : names) {
+      f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS).withName(name).delete();
+    }
+    await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> {
+      assertThat(renewals.size()).isZero();
+      assertThat(f.metrics.instancesTracked()).isZero();
+      assertThat(f.events.remembered()).isZero();
+    });
+  }
+
+  @Test
+  void coalescedEventRepeatsAreWrittenWithinThirtySeconds() {
+    AtomicInteger flushes = new AtomicInteger();
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, dev.respawn.policy.Decision decision,
+          io.fabric8.kubernetes.api.model.Pod pod) {}
+
+      @Override
+      public void policyRefused(AgentInstance instance, String reason, String message) {}
+
+      @Override
+      public void flushPending() {
+        flushes.incrementAndGet();
+      }
+    };
+    await().atMost(Duration.ofSeconds(30)).until(() -> flushes.get() >= 1);
   }
 }

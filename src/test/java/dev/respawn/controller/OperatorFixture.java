@@ -68,6 +68,9 @@ final class OperatorFixture implements AutoCloseable {
     this(OperatorSettings.defaults());
   }
 
+  /** The Event recorder and metrics of the operator started last. */
+  volatile KubeEventRecorder events;
+  volatile RestartMetrics metrics;
   /** The User-Agent of the operator's client: its requests can be told apart at the server. */
   static final String OPERATOR_AGENT = "respawn-operator-under-test";
   /** Told everything the operator's sink is told, after it (tests count what was told). */
@@ -78,7 +81,10 @@ final class OperatorFixture implements AutoCloseable {
     KubernetesClient operatorClient = api.newClient(b -> b.withUserAgent(OPERATOR_AGENT));
     KubeEventRecorder events = new KubeEventRecorder(operatorClient, "respawn-test", settings.clock(),
         new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
-    ReportingSink reporting = new ReportingSink(events, new RestartMetrics(new SimpleMeterRegistry()));
+    RestartMetrics metrics = new RestartMetrics(new SimpleMeterRegistry());
+    ReportingSink reporting = new ReportingSink(events, metrics);
+    this.events = events;
+    this.metrics = metrics;
     DecisionSink sink = new DecisionSink() {
       @Override
       public void decided(AgentInstance instance, dev.respawn.policy.Decision decision, Pod pod) {
@@ -100,6 +106,17 @@ final class OperatorFixture implements AutoCloseable {
       @Override
       public void decisionTook(Duration duration) {
         reporting.decisionTook(duration);
+      }
+
+      @Override
+      public void forget(AgentInstance instance) {
+        reporting.forget(instance);
+      }
+
+      @Override
+      public void flushPending() {
+        reporting.flushPending();
+        observer.flushPending();
       }
     };
     return new RespawnOperator(operatorClient, settings, sink, Optional.empty());
