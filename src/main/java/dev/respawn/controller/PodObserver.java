@@ -28,11 +28,8 @@ public final class PodObserver {
       stage = PodView.Stage.FINISHED;
     } else if (pod.getMetadata().getDeletionTimestamp() != null) {
       stage = PodView.Stage.TERMINATING;
-    } else if ("Running".equals(phase) && agent.map(a -> a.getState() != null && a.getState().getRunning() != null)
-        .orElse(true)) {
-      stage = PodView.Stage.RUNNING;
     } else if ("Running".equals(phase)) {
-      stage = PodView.Stage.RUNNING; // the agent container terminated while sidecars run: still live
+      stage = PodView.Stage.RUNNING; // also when the agent container terminated while sidecars run: still live
     } else {
       stage = PodView.Stage.PENDING;
     }

@@ -23,12 +23,6 @@ public enum EndingKind {
   /** A HalfOpen trial run neither healthy nor ended within openDuration. */
   TRIAL_EXPIRED;
 
-  /** Endings the operator judges while the pod still lives: it must delete the pod. */
-  public boolean endsLivePod() {
-    return this == NEVER_STARTED || this == HEARTBEAT_STALE || this == HEARTBEAT_STALLED
-        || this == HEARTBEAT_CRASHED || this == TRIAL_EXPIRED;
-  }
-
   /** Endings caused by a stalled agent (terminal reason StallTimeout when retries run out). */
   public boolean isStall() {
     return this == HEARTBEAT_STALE || this == HEARTBEAT_STALLED || this == TRIAL_EXPIRED;

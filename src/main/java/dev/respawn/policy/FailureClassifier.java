@@ -124,9 +124,4 @@ public final class FailureClassifier {
     }
     return "UnhandledException";
   }
-
-  /** The cooldown a rule asks for, or zero. */
-  static Duration ruleCooldown(Classification c) {
-    return c.cooldown().orElse(Duration.ZERO);
-  }
 }

@@ -1,5 +1,6 @@
 package dev.respawn.sandbox;
 
+import dev.respawn.heartbeat.HeartbeatLeases;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
@@ -17,7 +18,6 @@ import java.util.Objects;
 /** Renews heartbeat Leases (coordination.k8s.io/v1) the way an agent does (api.md §5). */
 final class LeaseRenewer {
   /** The agent's verdict annotation. */
-  static final String HEALTH = "respawn.dev/health";
 
   private final KubernetesClient client;
   private final String namespace;
@@ -33,7 +33,7 @@ final class LeaseRenewer {
   Lease renew(String leaseName, String holder, String verdict, String... annotations) {
     Map<String, String> changes = pairs(annotations);
     if (verdict != null) {
-      changes.put(HEALTH, verdict);
+      changes.put(HeartbeatLeases.HEALTH, verdict);
     }
     Resource<Lease> lease = client.leases().inNamespace(namespace).withName(leaseName);
     try {

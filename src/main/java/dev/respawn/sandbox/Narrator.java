@@ -70,7 +70,7 @@ public final class Narrator {
       case "circuit_open" -> "failed (" + failure + "): circuit_open - " + ("Escalated".equals(String.valueOf(s.phase))
           ? "latched: Escalated until an operator resumes it" : "next run is the HalfOpen trial in "
           + seconds(d.delaySeconds));
-      case "restart_requested" -> "asked for its own restart (exit code 42: \""
+      case "restart_requested" -> "asked for its own restart (exit code " + lastExitCode(s) + ": \""
           + (s.lastRestart == null ? "" : s.lastRestart.reason) + "\"): restarted at once, not a failure";
       case "resumed" -> "resume requested by an operator: new lifecycle, restarting now";
       case "manual_restart" -> "restart requested by an operator";
@@ -78,6 +78,12 @@ public final class Narrator {
       default -> d.action + " (" + d.reasonCode + ")" + (failure.isEmpty() ? "" : " after " + failure)
           + (s.phase != null && s.phase.isTerminal() ? ": " + s.phase + " - only an operator action continues" : "");
     };
+  }
+
+  /** The exit code of the run that ended last, as status.history records it. */
+  private static String lastExitCode(AgentInstanceStatus s) {
+    return s.history == null || s.history.isEmpty() || s.history.get(s.history.size() - 1).exitCode == null ? "?"
+        : String.valueOf(s.history.get(s.history.size() - 1).exitCode);
   }
 
   private static String seconds(Double s) {

@@ -1,5 +1,6 @@
 package dev.respawn.sandbox;
 
+import dev.respawn.api.v1alpha1.AgentInstance;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -37,7 +38,6 @@ import java.util.function.UnaryOperator;
  * Failures in automatic mode (other than a pod that vanished meanwhile) are kept in {@link #errors()}.
  */
 public final class SimulatedKubelet implements AutoCloseable {
-  public static final String INSTANCE_LABEL = "respawn.dev/instance";
   static final Duration MIN_PERIOD = Duration.ofMillis(10);
   static final Duration MAX_PERIOD = Duration.ofHours(1);
 
@@ -78,7 +78,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   /** Automatic mode: watches the namespace's instance pods and plays their scripts. Idempotent. */
   public synchronized SimulatedKubelet start() {
     if (informer == null) {
-      informer = client.pods().inNamespace(namespace).withLabel(INSTANCE_LABEL).inform(new ResourceEventHandler<>() {
+      informer = client.pods().inNamespace(namespace).withLabel(AgentInstance.INSTANCE_LABEL).inform(new ResourceEventHandler<>() {
         @Override
         public void onAdd(Pod pod) {
           onPodSeen(pod);
@@ -212,7 +212,7 @@ public final class SimulatedKubelet implements AutoCloseable {
       return;
     }
     String name = pod.getMetadata().getName();
-    String instance = pod.getMetadata().getLabels().get(INSTANCE_LABEL);
+    String instance = pod.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL);
     Deque<Run> script = scripts.get(instance);
     Run run = script == null ? null : script.poll();
     Run chosen = run == null ? Run.runForever() : run;
@@ -289,7 +289,7 @@ public final class SimulatedKubelet implements AutoCloseable {
         }
       }
     }
-    return pod.getMetadata().getLabels().get(INSTANCE_LABEL);
+    return pod.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL);
   }
 
   /** A periodic Lease renewal; stop it to let the heartbeat go stale. */

@@ -237,8 +237,12 @@ final class OperatorFixture implements AutoCloseable {
     });
   }
 
+  /** Edits as a user would: read, change, write; a conflict with the operator's status write is retried. */
   AgentInstance edit(String name, UnaryOperator<AgentInstance> change) {
-    return client.resources(AgentInstance.class).inNamespace(NS).withName(name).edit(change);
+    return await().atMost(AT_MOST).pollInterval(POLL).ignoreExceptionsMatching(e -> e instanceof
+        io.fabric8.kubernetes.client.KubernetesClientException k && k.getCode() == 409)
+        .until(() -> client.resources(AgentInstance.class).inNamespace(NS).withName(name).edit(change),
+            java.util.Objects::nonNull);
   }
 
   AgentRestartPolicy editPolicy(String name, UnaryOperator<AgentRestartPolicy> change) {

@@ -52,7 +52,7 @@ class SimulatedKubeletTest {
 
   Pod createPod(String instance, int run, String... containers) {
     var spec = new PodBuilder().withNewMetadata().withName(instance + "-" + run).withNamespace(ns)
-        .addToLabels(SimulatedKubelet.INSTANCE_LABEL, instance).addToLabels("respawn.dev/run", String.valueOf(run))
+        .addToLabels(dev.respawn.api.v1alpha1.AgentInstance.INSTANCE_LABEL, instance).addToLabels("respawn.dev/run", String.valueOf(run))
         .endMetadata().withNewSpec().withRestartPolicy("Never");
     for (String c : containers.length == 0 ? new String[] {"agent"} : containers) {
       spec = spec.addNewContainer().withName(c).withImage("registry.example/" + c + ":1").addNewEnv()
