@@ -1,5 +1,6 @@
 package dev.respawn.cli;
 
+import dev.respawn.policy.ReasonCode;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.FailureStatus;
@@ -19,8 +20,8 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
     boolean canRetry, String lastFailureAt, String reason, Long restartingInSeconds, String nextRestartAt,
     String circuit, String currentPod, Integer run, Integer restarts, String terminalReason, FailureStatus failure,
     String message) {
-  static final String RESUME_COOLDOWN = "resume_blocked_cooldown";
-  static final String RESUME_ALLOWED = "resume_allowed";
+  static final String RESUME_COOLDOWN = ReasonCode.RESUME_BLOCKED_COOLDOWN.code();
+  static final String RESUME_ALLOWED = ReasonCode.RESUME_ALLOWED.code();
 
   /**
    * @param maxRetries the retries the current failure sequence allows (null when unknown)

@@ -13,6 +13,7 @@ import dev.respawn.api.v1alpha1.RunRecord;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.policy.CircuitSnapshot;
 import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.ReasonCode;
 import dev.respawn.policy.InstanceState.DecisionInfo;
 import dev.respawn.policy.InstanceState.FailureInfo;
 import dev.respawn.policy.InstanceState.HeartbeatInfo;
@@ -49,7 +50,7 @@ public final class StatusMapper {
     }
     if (st.lastDecision != null) {
       DecisionStatus d = st.lastDecision;
-      s.lastDecision = new DecisionInfo(d.action, d.reasonCode, orZero(d.attempt), orZero(d.maxAttempts),
+      s.lastDecision = new DecisionInfo(d.action, code(d.reasonCode), orZero(d.attempt), orZero(d.maxAttempts),
           Boolean.TRUE.equals(d.finalAttempt), d.delaySeconds == null ? 0 : d.delaySeconds, time(d.at));
     }
     if (st.circuitBreaker != null) {
@@ -63,7 +64,7 @@ public final class StatusMapper {
     }
     if (st.resume != null) {
       ResumeStatus r = st.resume;
-      s.resume = new ResumeInfo(r.checkpoint, r.checkpointStatus, r.idempotent, r.eligible, r.reasonCode,
+      s.resume = new ResumeInfo(r.checkpoint, r.checkpointStatus, r.idempotent, r.eligible, code(r.reasonCode),
           r.cooldownRemainingSeconds == null ? 0 : r.cooldownRemainingSeconds, orZero(r.attempts));
     }
     if (st.lastRestart != null) {
@@ -75,7 +76,7 @@ public final class StatusMapper {
     s.recentRestarts = new ArrayList<>(times(st.recentRestarts));
     for (RunRecord r : st.history == null ? List.<RunRecord>of() : st.history) {
       s.history.add(new RunInfo(orZero(r.run), r.pod, r.podUid, time(r.startedAt), time(r.endedAt), r.outcome,
-          r.failureClass, r.exitCode, r.reasonCode));
+          r.failureClass, r.exitCode, code(r.reasonCode)));
     }
     if (st.handledRequests != null) {
       s.handledRestartRequest = st.handledRequests.restart;
@@ -114,7 +115,7 @@ public final class StatusMapper {
       DecisionInfo d = s.lastDecision;
       DecisionStatus ds = new DecisionStatus();
       ds.action = d.action();
-      ds.reasonCode = d.reasonCode();
+      ds.reasonCode = text(d.reasonCode());
       ds.attempt = d.attempt();
       ds.maxAttempts = d.maxAttempts();
       ds.finalAttempt = d.finalAttempt();
@@ -147,7 +148,7 @@ public final class StatusMapper {
       rs.checkpointStatus = r.checkpointStatus();
       rs.idempotent = r.idempotent();
       rs.eligible = r.eligible();
-      rs.reasonCode = r.reasonCode();
+      rs.reasonCode = text(r.reasonCode());
       rs.cooldownRemainingSeconds = r.cooldownRemainingSeconds();
       rs.attempts = r.attempts();
       st.resume = rs;
@@ -179,7 +180,7 @@ public final class StatusMapper {
       rr.outcome = r.outcome();
       rr.failureClass = r.interruptionClass();
       rr.exitCode = r.exitCode();
-      rr.reasonCode = r.reasonCode();
+      rr.reasonCode = text(r.reasonCode());
       st.history.add(rr);
     }
     if (s.handledRestartRequest != null || s.handledResumeRequest != null) {
@@ -215,5 +216,13 @@ public final class StatusMapper {
 
   private static int orZero(Integer i) {
     return i == null ? 0 : i;
+  }
+
+  private static ReasonCode code(String text) {
+    return ReasonCode.of(text).orElse(null);
+  }
+
+  private static String text(ReasonCode code) {
+    return code == null ? null : code.code();
   }
 }

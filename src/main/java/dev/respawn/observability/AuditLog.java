@@ -53,7 +53,7 @@ public final class AuditLog {
     node.put("run", r.run());
     node.put("interruption_class", r.interruptionClass() == null ? null : r.interruptionClass().name());
     node.put("eligible", r.eligible());
-    node.put("reason_code", r.reasonCode());
+    node.put("reason_code", r.reasonCode() == null ? null : r.reasonCode().code());
     node.put("cooldown_seconds_remaining", r.cooldownSecondsRemaining());
     node.put("attempt", r.attempt());
     node.put("max_attempts", r.maxAttempts());

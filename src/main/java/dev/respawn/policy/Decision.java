@@ -20,7 +20,7 @@ import java.util.Optional;
  *     change a user can act on (the run running, a pod that cannot start, its end); the pod itself
  *     carries the start until then (see {@link RunObserver})
  * @param startsExisting the started run's pod exists already (made before; no create, no notice)
- * @param reasonCode the reason code of this decision (also in state.lastDecision when one was made)
+ * @param reasonCode the reason code of this decision (also in state.lastDecision when one was made), or null
  * @param wakeAt the earliest future deadline at which the decision may change
  * @param notices what happened, for the Event, the log lines and the metrics
  * @param circuitTrips how often the instance's circuit breaker opened in this decision
@@ -28,7 +28,7 @@ import java.util.Optional;
  * @param liveness the Ready condition (api.md §5)
  */
 public record Decision(InstanceState state, List<PodDeletion> deletions, Optional<PodStart> start,
-    boolean createLease, boolean deferStatus, boolean startsExisting, String reasonCode, Optional<Instant> wakeAt,
+    boolean createLease, boolean deferStatus, boolean startsExisting, ReasonCode reasonCode, Optional<Instant> wakeAt,
     List<Notice> notices, int circuitTrips, Optional<AuditRecord> audit, Liveness liveness) {
 
   public Decision {
@@ -89,7 +89,7 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
 
   /** The audit line of api.md §8 (the seed's resume_decision event, extended to every decision). */
   public record AuditRecord(String event, String namespace, String instance, int run,
-      InterruptionClass interruptionClass, Boolean eligible, String reasonCode, long cooldownSecondsRemaining,
+      InterruptionClass interruptionClass, Boolean eligible, ReasonCode reasonCode, long cooldownSecondsRemaining,
       int attempt, int maxAttempts, Instant at, String actor) {}
 
   /** The liveness gate's verdict: Ready True/False with its reason and message. */

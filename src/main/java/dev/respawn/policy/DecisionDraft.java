@@ -33,7 +33,7 @@ final class DecisionDraft {
   boolean startsExisting;
   boolean deferStatus;
   PodStart start;
-  String reasonCode = "";
+  ReasonCode reasonCode;
   Liveness liveness;
   AuditRecord audit;
   final List<Notice> notices = new ArrayList<>();
@@ -82,7 +82,7 @@ final class DecisionDraft {
   }
 
   /** Records a decision with a reason code in status.lastDecision and in the audit line. */
-  void decided(String action, String code, int maxAttempts, Duration delay, InterruptionClass cls, Boolean eligible,
+  void decided(String action, ReasonCode code, int maxAttempts, Duration delay, InterruptionClass cls, Boolean eligible,
       long cooldownRemaining, String actor) {
     reasonCode = code;
     state.lastDecision = new DecisionInfo(action, code, state.attempt, maxAttempts,
@@ -93,13 +93,13 @@ final class DecisionDraft {
   }
 
   /** Records the ending of the current run in status.history (keyed by pod UID: counted once). */
-  void recordRunEnd(String podUid, String outcome, InterruptionClass cls, Integer exitCode, String code) {
+  void recordRunEnd(String podUid, String outcome, InterruptionClass cls, Integer exitCode, ReasonCode code) {
     state.addHistory(new RunInfo(state.run, state.currentPod, podUid, state.runStartedAt, now, outcome, cls,
         exitCode, code));
   }
 
   /** Terminal phases Escalated and Failed: the condition message and Event carry context and a checklist. */
-  void stop(Phase phase, TerminalReason terminal, String code) {
+  void stop(Phase phase, TerminalReason terminal, ReasonCode code) {
     state.phase = phase;
     state.terminalReason = terminal;
     state.nextRestartAt = null;
@@ -107,7 +107,7 @@ final class DecisionDraft {
     notice(Notice.warning(EventReason.Escalated, escalationMessage(code)));
   }
 
-  String escalationMessage(String code) {
+  String escalationMessage(ReasonCode code) {
     StringBuilder sb = new StringBuilder();
     sb.append(state.phase).append(" (").append(code).append(")");
     FailureInfo f = state.lastFailure;

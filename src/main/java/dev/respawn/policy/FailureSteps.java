@@ -18,15 +18,6 @@ import java.util.List;
 
 /** api.md §3 steps 2–4 (a–k): what happens after a run ended. */
 final class FailureSteps {
-  static final String POLICY_NONE = "policy_none";
-  static final String NON_RETRYABLE = "non_retryable_failure";
-  static final String RETRIES_EXHAUSTED = "retries_exhausted";
-  static final String CIRCUIT_OPEN = "circuit_open";
-  static final String RESTART_LIMIT = "restart_limit_exceeded";
-  static final String SCHEDULED = "restart_scheduled";
-  static final String CLEAN_EXIT = "clean_exit";
-  static final String RESTART_REQUESTED = "restart_requested";
-  static final String IGNORED = "failure_ignored";
 
   private FailureSteps() {}
 
@@ -34,31 +25,31 @@ final class FailureSteps {
   static void runEnded(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {
     InstanceState s = d.state;
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(0).equals(e.exitCode())) {
-      d.recordRunEnd(e.podUid(), "Success", null, 0, CLEAN_EXIT);
+      d.recordRunEnd(e.podUid(), "Success", null, 0, ReasonCode.CLEAN_EXIT);
       s.phase = Phase.Succeeded;
       s.terminalReason = TerminalReason.CleanExit;
       s.nextRestartAt = null;
-      d.decided("None", CLEAN_EXIT, 0, Duration.ZERO, null, null, 0, "system");
+      d.decided("None", ReasonCode.CLEAN_EXIT, 0, Duration.ZERO, null, null, 0, "system");
       return;
     }
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(d.policy.restartRequestExitCode()).equals(e.exitCode())) {
-      d.recordRunEnd(e.podUid(), "RestartRequest", null, e.exitCode(), RESTART_REQUESTED);
+      d.recordRunEnd(e.podUid(), "RestartRequest", null, e.exitCode(), ReasonCode.RESTART_REQUESTED);
       String reason = e.message() == null || e.message().isBlank() ? "exit code " + e.exitCode()
           : Bounds.truncateUtf8(e.message().strip(), Bounds.MESSAGE_BYTES);
       d.notice(Notice.normal(EventReason.RestartRequested, "The agent asked for a restart (exit code " + e.exitCode() + "): "
           + reason));
-      restartAtOnce(d, "RestartRequest", reason, RESTART_REQUESTED, "agent");
+      restartAtOnce(d, "RestartRequest", reason, ReasonCode.RESTART_REQUESTED, "agent");
       return;
     }
     failure(d, e, evaluators);
   }
 
   /** Restarts that are not failures (exit code 42, Ignore): at once, but inside restartLimit. */
-  static void restartAtOnce(DecisionDraft d, String kind, String reason, String code, String actor) {
+  static void restartAtOnce(DecisionDraft d, String kind, String reason, ReasonCode code, String actor) {
     InstanceState s = d.state;
     if (RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
-      d.decided("Escalate", RESTART_LIMIT, 0, Duration.ZERO, null, null, 0, actor);
-      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, RESTART_LIMIT);
+      d.decided("Escalate", ReasonCode.RESTART_LIMIT_EXCEEDED, 0, Duration.ZERO, null, null, 0, actor);
+      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
       return;
     }
     d.scheduleRestart(d.now, new RestartInfo(kind, reason, s.currentPod, null, d.now, null, "", null, null));
@@ -78,26 +69,26 @@ final class FailureSteps {
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": " + summary));
     // a. backoff type None: never restart a failure
     if (p.backoff().type() == BackoffType.None) {
-      end(d, e, cls, POLICY_NONE, c.maxRetries(), null);
-      d.stop(Phase.Failed, null, POLICY_NONE);
+      end(d, e, cls, ReasonCode.POLICY_NONE, c.maxRetries(), null);
+      d.stop(Phase.Failed, null, ReasonCode.POLICY_NONE);
       return;
     }
     // b. Fail
     if (c.action() == FailureAction.Fail) {
-      end(d, e, cls, NON_RETRYABLE, c.maxRetries(), null);
-      d.stop(Phase.Failed, TerminalReason.UnrecoverableError, NON_RETRYABLE);
+      end(d, e, cls, ReasonCode.NON_RETRYABLE_FAILURE, c.maxRetries(), null);
+      d.stop(Phase.Failed, TerminalReason.UnrecoverableError, ReasonCode.NON_RETRYABLE_FAILURE);
       return;
     }
     // c. Unknown: fail closed
     if (cls == InterruptionClass.Unknown) {
-      end(d, e, cls, ResumeEligibility.UNKNOWN_CLASS, c.maxRetries(), false);
-      d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, ResumeEligibility.UNKNOWN_CLASS);
+      end(d, e, cls, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS, c.maxRetries(), false);
+      d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS);
       return;
     }
     // d. Ignore: restart at once, not a failure
     if (c.action() == FailureAction.Ignore) {
-      d.recordRunEnd(e.podUid(), "Ignored", cls, e.exitCode(), IGNORED);
-      restartAtOnce(d, "Ignored", summary, IGNORED, "system");
+      d.recordRunEnd(e.podUid(), "Ignored", cls, e.exitCode(), ReasonCode.FAILURE_IGNORED);
+      restartAtOnce(d, "Ignored", summary, ReasonCode.FAILURE_IGNORED, "system");
       return;
     }
     // e. count it
@@ -113,17 +104,17 @@ final class FailureSteps {
     }
     // f. retries exhausted
     if (s.attempt > c.maxRetries()) {
-      end(d, e, cls, RETRIES_EXHAUSTED, c.maxRetries(), null);
+      end(d, e, cls, ReasonCode.RETRIES_EXHAUSTED, c.maxRetries(), null);
       d.notice(Notice.warning(EventReason.RestartExhausted, "[RST] Restart attempts exhausted for " + d.instance() + " after "
           + (s.attempt - 1) + " attempts"));
       d.stop(Phase.Escalated, e.kind().isStall() ? TerminalReason.StallTimeout : TerminalReason.RestartLimitExceeded,
-          RETRIES_EXHAUSTED);
+          ReasonCode.RETRIES_EXHAUSTED);
       return;
     }
     // g. latched circuit
     if (s.circuit.state() == CircuitState.Open && p.circuitBreaker().latch()) {
-      end(d, e, cls, CIRCUIT_OPEN, c.maxRetries(), null);
-      d.stop(Phase.Escalated, TerminalReason.CircuitBreakerOpen, CIRCUIT_OPEN);
+      end(d, e, cls, ReasonCode.CIRCUIT_OPEN, c.maxRetries(), null);
+      d.stop(Phase.Escalated, TerminalReason.CircuitBreakerOpen, ReasonCode.CIRCUIT_OPEN);
       return;
     }
     Duration backoff = Backoff.jitter(Backoff.delay(p.backoff(), s.attempt), p.backoff().jitter(), d.random);
@@ -147,8 +138,8 @@ final class FailureSteps {
     }
     // i. restart window
     if (RestartWindow.isFull(s.recentRestarts, p.restartLimit(), d.now)) {
-      end(d, e, cls, RESTART_LIMIT, c.maxRetries(), resume == null ? null : resume.eligible());
-      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, RESTART_LIMIT);
+      end(d, e, cls, ReasonCode.RESTART_LIMIT_EXCEEDED, c.maxRetries(), resume == null ? null : resume.eligible());
+      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
       return;
     }
     boolean resuming = resume != null && resume.eligible();
@@ -158,16 +149,16 @@ final class FailureSteps {
     // j. circuit open: wait for the HalfOpen trial
     if (s.circuit.state() == CircuitState.Open) {
       Instant trial = CircuitBreaker.trialAt(s.circuit, p.circuitBreaker());
-      d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), CIRCUIT_OPEN);
+      d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), ReasonCode.CIRCUIT_OPEN);
       d.scheduleRestart(trial, restart);
       s.phase = Phase.CircuitOpen;
-      d.decided("Wait", CIRCUIT_OPEN, c.maxRetries(), Duration.between(d.now, trial), cls,
+      d.decided("Wait", ReasonCode.CIRCUIT_OPEN, c.maxRetries(), Duration.between(d.now, trial), cls,
           resume == null ? null : resume.eligible(), 0, "system");
       return;
     }
     // k. backoff
     Duration wait = resuming ? max(plain, resume.cooldown()) : plain;
-    String code = resuming && resume.cooldown().compareTo(plain) > 0 ? ResumeEligibility.BLOCKED_COOLDOWN : SCHEDULED;
+    ReasonCode code = resuming && resume.cooldown().compareTo(plain) > 0 ? ReasonCode.RESUME_BLOCKED_COOLDOWN : ReasonCode.RESTART_SCHEDULED;
     d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
     d.scheduleRestart(d.now.plus(wait), restart);
     d.decided("Restart", code, c.maxRetries(), wait, cls, resume == null ? null : resume.eligible(),
@@ -177,10 +168,10 @@ final class FailureSteps {
   }
 
   /** Records the run end and a decision that does not restart (or waits for the circuit). */
-  private static void end(DecisionDraft d, RunEnding e, InterruptionClass cls, String code, int max,
+  private static void end(DecisionDraft d, RunEnding e, InterruptionClass cls, ReasonCode code, int max,
       Boolean eligible) {
     d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
-    String action = NON_RETRYABLE.equals(code) || POLICY_NONE.equals(code) ? "Fail" : "Escalate";
+    String action = ReasonCode.NON_RETRYABLE_FAILURE.equals(code) || ReasonCode.POLICY_NONE.equals(code) ? "Fail" : "Escalate";
     d.decided(action, code, max, Duration.ZERO, cls, eligible, 0, "system");
   }
 

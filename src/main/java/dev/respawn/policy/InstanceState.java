@@ -104,7 +104,7 @@ public final class InstanceState {
       String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at) {}
 
   /** status.lastDecision. */
-  public record DecisionInfo(String action, String reasonCode, int attempt, int maxAttempts, boolean finalAttempt,
+  public record DecisionInfo(String action, ReasonCode reasonCode, int attempt, int maxAttempts, boolean finalAttempt,
       double delaySeconds, Instant at) {}
 
   /**
@@ -115,7 +115,7 @@ public final class InstanceState {
 
   /** status.resume. */
   public record ResumeInfo(String checkpoint, String checkpointStatus, Boolean idempotent, Boolean eligible,
-      String reasonCode, long cooldownRemainingSeconds, int attempts) {
+      ReasonCode reasonCode, long cooldownRemainingSeconds, int attempts) {
     public static final ResumeInfo NONE = new ResumeInfo(null, null, null, null, null, 0, 0);
 
     public ResumeInfo withAttempts(int a) {
@@ -139,5 +139,5 @@ public final class InstanceState {
 
   /** One entry of status.history. outcome: Success, Failure, RestartRequest, Ignored, Stopped. */
   public record RunInfo(int run, String pod, String podUid, Instant startedAt, Instant endedAt, String outcome,
-      InterruptionClass interruptionClass, Integer exitCode, String reasonCode) {}
+      InterruptionClass interruptionClass, Integer exitCode, ReasonCode reasonCode) {}
 }

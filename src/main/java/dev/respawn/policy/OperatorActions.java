@@ -13,10 +13,6 @@ import java.util.ArrayList;
 
 /** spec.suspend (§3 step 1) and the operator-action annotations of §6. */
 final class OperatorActions {
-  static final String SUSPENDED = "suspended";
-  static final String MANUAL_RESTART = "manual_restart";
-  static final String RESUMED = "resumed";
-  static final String REFUSED = "request_refused";
 
   private OperatorActions() {}
 
@@ -24,14 +20,14 @@ final class OperatorActions {
   static void suspend(DecisionDraft d) {
     InstanceState s = d.state;
     if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
-      d.recordRunEnd(currentUid(d), "Stopped", null, null, SUSPENDED);
+      d.recordRunEnd(currentUid(d), "Stopped", null, null, ReasonCode.SUSPENDED);
       d.endRun = true;
     }
     if (s.phase != Phase.Suspended) {
       s.phase = Phase.Suspended;
       s.terminalReason = TerminalReason.OperatorShutdown;
       s.nextRestartAt = null;
-      d.decided("Stop", SUSPENDED, 0, Duration.ZERO, null, null, 0, "operator");
+      d.decided("Stop", ReasonCode.SUSPENDED, 0, Duration.ZERO, null, null, 0, "operator");
     }
     refuseRequests(d, "the instance is suspended (spec.suspend: true)");
   }
@@ -42,7 +38,7 @@ final class OperatorActions {
     s.terminalReason = null;
     d.scheduleRestart(d.now, new RestartInfo("Unsuspend", "spec.suspend cleared", s.currentPod, null, d.now, null, "",
         null, null));
-    d.decided("Restart", MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+    d.decided("Restart", ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
   }
 
   /** respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now. */
@@ -60,7 +56,7 @@ final class OperatorActions {
       d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance()
           + " by resume request " + r.id() + " (" + before + " -> Closed)"));
     }
-    endLiveRun(d, "Stopped", RESUMED);
+    endLiveRun(d, "Stopped", ReasonCode.RESUMED);
     String checkpoint = null;
     InterruptionClass cls = null;
     LeaseView lease = d.obs.lease().orElse(null);
@@ -79,7 +75,7 @@ final class OperatorActions {
     String reason = r.reason() != null ? r.reason() : "resume requested";
     d.scheduleRestart(d.now, new RestartInfo("Resume", reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
         cls));
-    d.decided("Restart", RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
+    d.decided("Restart", ReasonCode.RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Resume requested (" + r.id() + "): new lifecycle, restarting now"
         + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
   }
@@ -89,19 +85,19 @@ final class OperatorActions {
     InstanceState s = d.state;
     s.handledRestartRequest = r.id();
     if (s.phase.isTerminal()) {
-      d.reasonCode = REFUSED;
+      d.reasonCode = ReasonCode.REQUEST_REFUSED;
       d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: phase " + s.phase
           + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
       return;
     }
-    endLiveRun(d, "Restarted", MANUAL_RESTART);
+    endLiveRun(d, "Restarted", ReasonCode.MANUAL_RESTART);
     String reason = r.reason() != null ? r.reason() : "restart requested";
     d.scheduleRestart(d.now, new RestartInfo("Manual", reason, s.currentPod, null, d.now, null, r.id(), null, null));
-    d.decided("Restart", MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+    d.decided("Restart", ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Restart requested (" + r.id() + "): " + reason));
   }
 
-  private static void endLiveRun(DecisionDraft d, String outcome, String code) {
+  private static void endLiveRun(DecisionDraft d, String outcome, ReasonCode code) {
     if (d.obs.podLive() && d.state.currentPod != null && !d.state.hasRecorded(currentUid(d))) {
       d.recordRunEnd(currentUid(d), outcome, null, null, code);
       d.endRun = true;

@@ -81,7 +81,7 @@ public final class RestartEvaluator {
         d.switchToNextRun(seen);
         observeRun(d, d.currentPod());
       }
-      d.deferStatus = unchanged && s.run > 1 && d.reasonCode.isEmpty() && awaitingFirstSign(d);
+      d.deferStatus = unchanged && s.run > 1 && d.reasonCode == null && awaitingFirstSign(d);
     }
     if (s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen) {
       d.wakeAt(s.nextRestartAt);

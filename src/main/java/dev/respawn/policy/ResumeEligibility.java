@@ -6,13 +6,6 @@ import java.time.Duration;
 
 /** Resume eligibility of api.md §7, with its seven reason codes. */
 public final class ResumeEligibility {
-  public static final String ALLOWED = "resume_allowed";
-  public static final String MISSING_CHECKPOINT = "resume_missing_checkpoint";
-  public static final String UNKNOWN_CLASS = "resume_unknown_interruption_class";
-  public static final String NON_IDEMPOTENT = "resume_non_idempotent_step";
-  public static final String MISSING_ARTIFACTS = "resume_missing_runtime_artifacts";
-  public static final String BLOCKED_COOLDOWN = "resume_blocked_cooldown";
-  public static final String ATTEMPT_LIMIT = "resume_attempt_limit_reached";
 
   private ResumeEligibility() {}
 
@@ -27,27 +20,27 @@ public final class ResumeEligibility {
       Duration delay) {
     Duration cooldown = settings.cooldown(cls);
     if (cls == InterruptionClass.Unknown) {
-      return new Verdict(false, UNKNOWN_CLASS, Duration.ZERO);
+      return new Verdict(false, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS, Duration.ZERO);
     }
     if (lease == null || lease.checkpoint() == null || lease.checkpoint().isEmpty()
         || !("in_progress".equals(lease.checkpointStatus()) || "failed".equals(lease.checkpointStatus()))) {
-      return new Verdict(false, MISSING_CHECKPOINT, Duration.ZERO);
+      return new Verdict(false, ReasonCode.RESUME_MISSING_CHECKPOINT, Duration.ZERO);
     }
     if (!Boolean.TRUE.equals(lease.stepIdempotent())) {
-      return new Verdict(false, NON_IDEMPOTENT, Duration.ZERO);
+      return new Verdict(false, ReasonCode.RESUME_NON_IDEMPOTENT_STEP, Duration.ZERO);
     }
     if (Boolean.FALSE.equals(lease.artifactsReady())) {
-      return new Verdict(false, MISSING_ARTIFACTS, Duration.ZERO);
+      return new Verdict(false, ReasonCode.RESUME_MISSING_RUNTIME_ARTIFACTS, Duration.ZERO);
     }
     if (attempts >= settings.maxAttempts()) {
-      return new Verdict(false, ATTEMPT_LIMIT, Duration.ZERO);
+      return new Verdict(false, ReasonCode.RESUME_ATTEMPT_LIMIT_REACHED, Duration.ZERO);
     }
     if (cooldown.compareTo(delay) > 0) {
-      return new Verdict(true, BLOCKED_COOLDOWN, cooldown);
+      return new Verdict(true, ReasonCode.RESUME_BLOCKED_COOLDOWN, cooldown);
     }
-    return new Verdict(true, ALLOWED, cooldown);
+    return new Verdict(true, ReasonCode.RESUME_ALLOWED, cooldown);
   }
 
   /** eligible: the restart resumes from the checkpoint; cooldown: the minimum delay before it. */
-  public record Verdict(boolean eligible, String reasonCode, Duration cooldown) {}
+  public record Verdict(boolean eligible, ReasonCode reasonCode, Duration cooldown) {}
 }

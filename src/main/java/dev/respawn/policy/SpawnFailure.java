@@ -12,16 +12,14 @@ import java.time.Duration;
  * is not ({@code invalid_template}, phase Failed). Neither counts as a failure of the agent.
  */
 final class SpawnFailure {
-  static final String SPAWN_FAILED = "spawn_failed";
-  static final String INVALID_TEMPLATE = "invalid_template";
 
   private SpawnFailure() {}
 
   static void apply(DecisionDraft d, boolean invalidTemplate, String message) {
     String why = Bounds.truncateUtf8(message, Bounds.MESSAGE_BYTES);
     if (invalidTemplate) {
-      d.decided("Fail", INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
-      d.stop(Phase.Failed, TerminalReason.UnrecoverableError, INVALID_TEMPLATE);
+      d.decided("Fail", ReasonCode.INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
+      d.stop(Phase.Failed, TerminalReason.UnrecoverableError, ReasonCode.INVALID_TEMPLATE);
       d.notices.set(d.notices.size() - 1, Notice.warning(EventReason.Escalated, "Failed (invalid_template): the API server "
           + "rejected the pod template: " + why + ". Fix spec.template, then resume: kubectl respawn resume "
           + d.instance() + " --force"));
@@ -32,7 +30,7 @@ final class SpawnFailure {
         : Backoff.jitter(Backoff.delay(d.policy.backoff(), attempt), d.policy.backoff().jitter(), d.random);
     d.state.phase = Phase.Backoff;
     d.state.nextRestartAt = d.now.plus(delay);
-    d.decided("Restart", SPAWN_FAILED, 0, delay, null, null, 0, "system");
+    d.decided("Restart", ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
     d.wakeAt(d.state.nextRestartAt);
   }

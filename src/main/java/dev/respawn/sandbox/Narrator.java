@@ -1,5 +1,6 @@
 package dev.respawn.sandbox;
 
+import dev.respawn.policy.ReasonCode;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.DecisionStatus;
@@ -64,17 +65,21 @@ public final class Narrator {
     String failure = s.lastFailure == null ? "" : s.lastFailure.failureClass + "/" + s.lastFailure.failureReason
         + (s.lastFailure.exitCode != null ? " exit " + s.lastFailure.exitCode : "")
         + (s.lastFailure.message != null ? " \"" + s.lastFailure.message + "\"" : "");
-    return switch (d.reasonCode == null ? "" : d.reasonCode) {
-      case "restart_scheduled", "resume_blocked_cooldown" -> "failed (" + failure + "): " + d.reasonCode
+    ReasonCode code = ReasonCode.of(d.reasonCode).orElse(null);
+    if (code == null) {
+      return d.action + " (" + d.reasonCode + ")";
+    }
+    return switch (code) {
+      case RESTART_SCHEDULED, RESUME_BLOCKED_COOLDOWN -> "failed (" + failure + "): " + d.reasonCode
           + ", attempt " + d.attempt + "/" + d.maxAttempts + ", next run in " + seconds(d.delaySeconds);
-      case "circuit_open" -> "failed (" + failure + "): circuit_open - " + ("Escalated".equals(String.valueOf(s.phase))
+      case CIRCUIT_OPEN -> "failed (" + failure + "): circuit_open - " + ("Escalated".equals(String.valueOf(s.phase))
           ? "latched: Escalated until an operator resumes it" : "next run is the HalfOpen trial in "
           + seconds(d.delaySeconds));
-      case "restart_requested" -> "asked for its own restart (exit code " + lastExitCode(s) + ": \""
+      case RESTART_REQUESTED -> "asked for its own restart (exit code " + lastExitCode(s) + ": \""
           + (s.lastRestart == null ? "" : s.lastRestart.reason) + "\"): restarted at once, not a failure";
-      case "resumed" -> "resume requested by an operator: new lifecycle, restarting now";
-      case "manual_restart" -> "restart requested by an operator";
-      case "clean_exit" -> "exited cleanly: Succeeded";
+      case RESUMED -> "resume requested by an operator: new lifecycle, restarting now";
+      case MANUAL_RESTART -> "restart requested by an operator";
+      case CLEAN_EXIT -> "exited cleanly: Succeeded";
       default -> d.action + " (" + d.reasonCode + ")" + (failure.isEmpty() ? "" : " after " + failure)
           + (s.phase != null && s.phase.isTerminal() ? ": " + s.phase + " - only an operator action continues" : "");
     };

@@ -13,6 +13,7 @@ import dev.respawn.policy.LeaseView;
 import dev.respawn.policy.PodView;
 import dev.respawn.policy.PolicyCompiler;
 import dev.respawn.policy.PolicyInvalidException;
+import dev.respawn.policy.ReasonCode;
 import dev.respawn.policy.RestartEvaluator;
 import dev.respawn.policy.RestartPolicy;
 import dev.respawn.policy.RunEnding;
@@ -360,7 +361,7 @@ public final class Simulation {
     if (failed) {
       addFailureNotes(rowNotes, failure, decision, checkpoint);
     }
-    if (decision != null && "restart_requested".equals(decision.reasonCode())) {
+    if (decision != null && decision.reasonCode() == ReasonCode.RESTART_REQUESTED) {
       rowNotes.add("restart requested by the agent: not a failure");
     }
     Integer exitCode = step.type().reportedByKubernetes() ? step.effectiveExitCode() : null;
@@ -369,9 +370,9 @@ public final class Simulation {
         describe(step, p), exitCode, reason, step.message(),
         failed ? name(failure.interruptionClass()) : null, failed ? failure.failureReason() : null,
         failed && failure.rule() != null && !failure.rule().isEmpty() ? failure.rule() : null,
-        decision == null ? null : decision.action(), decision == null ? null : decision.reasonCode(),
+        decision == null ? null : decision.action(), decision == null || decision.reasonCode() == null ? null : decision.reasonCode().code(),
         delay, delaySeconds, nextStart, nextStartSeconds, state.attempt,
-        failed && decision != null && !"failure_ignored".equals(decision.reasonCode()) ? decision.maxAttempts()
+        failed && decision != null && decision.reasonCode() != ReasonCode.FAILURE_IGNORED ? decision.maxAttempts()
             : null, state.circuit.state().name(),
         state.phase.name(), state.terminalReason == null ? null : state.terminalReason.name(), checkpoint,
         List.copyOf(rowNotes), List.copyOf(events));
@@ -385,12 +386,12 @@ public final class Simulation {
       rowNotes.add("built-in cap: at most " + decision.maxAttempts() + " retries for "
           + ("OOMKilled".equals(failure.reason()) ? "OOMKilled" : name(failure.interruptionClass())));
     }
-    if (decision != null && "failure_ignored".equals(decision.reasonCode())) {
+    if (decision != null && decision.reasonCode() == ReasonCode.FAILURE_IGNORED) {
       rowNotes.add("ignored: not counted as a failure");
     }
     InstanceState.ResumeInfo resume = state.resume;
     if (resume.reasonCode() != null && failure.at().equals(now) && decision != null
-        && !"resume_missing_checkpoint".equals(resume.reasonCode())) {
+        && resume.reasonCode() != ReasonCode.RESUME_MISSING_CHECKPOINT) {
       if (checkpoint != null) {
         rowNotes.add("resumes from " + checkpoint + " (cool-down "
             + GoDuration.format(policy.resume().cooldown(failure.interruptionClass())) + ")");
@@ -452,7 +453,7 @@ public final class Simulation {
     }
     InstanceState.DecisionInfo d = state.lastDecision;
     return new Summary(outcome, rel(at), seconds(at), state.restarts, state.run, state.phase.name(),
-        state.terminalReason == null ? null : state.terminalReason.name(), d == null ? null : d.reasonCode(),
+        state.terminalReason == null ? null : state.terminalReason.name(), d == null || d.reasonCode() == null ? null : d.reasonCode().code(),
         state.attempt, state.circuit.state().name(), state.circuit.trips(), List.copyOf(notReached), note);
   }
 

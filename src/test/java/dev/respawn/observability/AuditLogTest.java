@@ -50,7 +50,7 @@ class AuditLogTest {
   @Test
   void writesOneJsonLineWithEveryKeyAndValue() throws Exception {
     new AuditLog().write(new AuditRecord("resume_decision", "agents", "coder", 4, InterruptionClass.ToolFailure,
-        true, "resume_blocked_cooldown", 27, 2, 3, Instant.parse("2026-11-21T10:35:04.250Z"), "respawn-operator"));
+        true, dev.respawn.policy.ReasonCode.RESUME_BLOCKED_COOLDOWN, 27, 2, 3, Instant.parse("2026-11-21T10:35:04.250Z"), "respawn-operator"));
 
     JsonNode line = onlyLine();
     assertThat(keys(line)).containsExactlyElementsOf(KEYS);
@@ -73,7 +73,7 @@ class AuditLogTest {
 
   @Test
   void writesMissingValuesAsNull() throws Exception {
-    new AuditLog().write(new AuditRecord("restart_decision", "agents", "coder", 1, null, null, "restart_scheduled", 0,
+    new AuditLog().write(new AuditRecord("restart_decision", "agents", "coder", 1, null, null, dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 0,
         1, 3, null, null));
 
     JsonNode line = onlyLine();
@@ -88,7 +88,7 @@ class AuditLogTest {
   @Test
   void writesTimesAsRfc3339Utc() throws Exception {
     new AuditLog().write(new AuditRecord("restart_decision", "a", "b", 2, InterruptionClass.Timeout, false,
-        "restart_scheduled", 0, 1, 2, Instant.parse("2026-11-21T10:35:04Z"), "kubectl-respawn"));
+        dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 0, 1, 2, Instant.parse("2026-11-21T10:35:04Z"), "kubectl-respawn"));
 
     JsonNode line = onlyLine();
     assertThat(line.get("at").asText()).isEqualTo("2026-11-21T10:35:04Z");
@@ -99,7 +99,7 @@ class AuditLogTest {
   @Test
   void escapesTextAndDoesNotTreatBracesAsPlaceholders() throws Exception {
     new AuditLog().write(new AuditRecord("restart_decision", "a", "quote\"and\nnewline", 1, null, null,
-        "restart_scheduled", 0, 0, 0, null, "user {} {\"x\":1}"));
+        dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 0, 0, 0, null, "user {} {\"x\":1}"));
 
     JsonNode line = onlyLine();
     assertThat(line.get("instance").asText()).isEqualTo("quote\"and\nnewline");
@@ -111,7 +111,7 @@ class AuditLogTest {
     capture.close();
     capture = new LogCapture(AuditLog.LOGGER_NAME, Level.OFF);
 
-    new AuditLog().write(new AuditRecord("restart_decision", "a", "b", 1, null, null, "x", 0, 0, 0, null, null));
+    new AuditLog().write(new AuditRecord("restart_decision", "a", "b", 1, null, null, dev.respawn.policy.ReasonCode.CLEAN_EXIT, 0, 0, 0, null, null));
 
     assertThat(capture.events()).isEmpty();
   }

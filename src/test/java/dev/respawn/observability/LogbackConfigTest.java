@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class LogbackConfigTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final AuditRecord RECORD = new AuditRecord("restart_decision", "agents", "coder", 3,
-      InterruptionClass.ToolFailure, null, "restart_scheduled", 0, 2, 3, Instant.parse("2026-11-21T10:35:04Z"),
+      InterruptionClass.ToolFailure, null, dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 0, 2, 3, Instant.parse("2026-11-21T10:35:04Z"),
       "respawn-operator");
 
   /** Configures a fresh context from logback.xml, runs the body against it, returns stdout's lines. */

@@ -31,7 +31,7 @@ class RestartMetricsTest {
   }
 
   static Decision decision(InstanceState s, int trips, Notice... notices) {
-    return new Decision(s, List.of(), Optional.empty(), false, false, false, "", Optional.empty(), List.of(notices),
+    return new Decision(s, List.of(), Optional.empty(), false, false, false, null, Optional.empty(), List.of(notices),
         trips, Optional.empty(), new Liveness(false, "PodNotRunning", ""));
   }
 
@@ -42,7 +42,7 @@ class RestartMetricsTest {
     InstanceState s = new InstanceState();
     s.lastFailure = new InstanceState.FailureInfo("coder-1", "u1", InterruptionClass.ToolFailure,
         "UnhandledException", "Error", 1, null, "", true, T0);
-    s.lastDecision = new InstanceState.DecisionInfo("Restart", "restart_scheduled", 1, 3, false, 2.0, T0);
+    s.lastDecision = new InstanceState.DecisionInfo("Restart", dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 1, 3, false, 2.0, T0);
     metrics.record(instance("a"), decision(s, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "x"),
         Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "y")));
     s.lastRestart = new InstanceState.RestartInfo("Failure", "x", "coder-1", "coder-2", T0, T0.plusSeconds(2), "",

@@ -166,7 +166,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.lastRestart.reason()).isEqualTo("Load new GitConfig implementation");
       assertThat(s.state.lastRestart.previousPod()).isEqualTo("coder-1");
       assertThat(s.state.lastRestart.pod()).isEqualTo("coder-2");
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_requested");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_REQUESTED);
       assertThat(reasons(d)).contains("RestartRequested", "RestartStarted");
     }
 
@@ -196,7 +196,7 @@ class RestartEvaluatorTest {
       s.running();
       s.exit(42);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_limit_exceeded");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_LIMIT_EXCEEDED);
     }
 
     @Test
@@ -269,7 +269,7 @@ class RestartEvaluatorTest {
       AgentSim s = sim(backoff("None", "2s", 2.0, "120s")).started();
       Decision d = s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Failed);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("policy_none");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.POLICY_NONE);
       assertThat(d.start()).isEmpty();
       assertThat(reasons(d)).contains("Escalated");
     }
@@ -280,7 +280,7 @@ class RestartEvaluatorTest {
       Decision d = s.exit(2, "Error", "syntax_error in agent.py");
       assertThat(s.state.phase).isEqualTo(Phase.Failed);
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("non_retryable_failure");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.NON_RETRYABLE_FAILURE);
       assertThat(s.state.lastFailure.retryable()).isFalse();
       assertThat(d.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.Escalated).singleElement()
           .satisfies(n -> assertThat(n.message()).contains("pod coder-1", "class ToolFailure", "exit code 2",
@@ -295,7 +295,7 @@ class RestartEvaluatorTest {
       AgentSim s = sim(Specs.spec()).started();
       s.end(EndingKind.NO_STATE, null);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("resume_unknown_interruption_class");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS);
       assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Unknown);
     }
 
@@ -326,7 +326,7 @@ class RestartEvaluatorTest {
       Decision d = s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.RestartLimitExceeded);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("retries_exhausted");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RETRIES_EXHAUSTED);
       assertThat(reasons(d)).contains("RestartExhausted", "Escalated");
       assertThat(s.starts).hasSize(4); // run 1 and exactly 3 restarts
       assertThat(s.state.restarts).isEqualTo(3);
@@ -341,7 +341,7 @@ class RestartEvaluatorTest {
       Decision d = s.reconcile();
       assertThat(d.deletePod()).isTrue();
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.StallTimeout);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("retries_exhausted");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RETRIES_EXHAUSTED);
     }
 
     @Test
@@ -356,7 +356,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
       assertThat(s.state.circuit.trips()).isEqualTo(1);
       assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("circuit_open");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.CIRCUIT_OPEN);
       assertThat(s.state.nextRestartAt).isEqualTo(s.now.plus(Duration.ofMinutes(5)));
       assertThat(d.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.CircuitBreakerStateChanged).singleElement()
           .extracting(Notice::message).asString().startsWith("[RST] Circuit breaker opened for coder, reset in 5m");
@@ -418,7 +418,7 @@ class RestartEvaluatorTest {
       s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CircuitBreakerOpen);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("circuit_open");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.CIRCUIT_OPEN);
       s.advance(Duration.ofHours(2));
       assertThat(s.reconcile().start()).isEmpty(); // never closes by itself
     }
@@ -428,7 +428,7 @@ class RestartEvaluatorTest {
       AgentSim s = sim(Specs.resume(Specs.spec(), "Require", 3)).started();
       s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("resume_missing_checkpoint");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_MISSING_CHECKPOINT);
       assertThat(s.last.audit()).hasValueSatisfying(a -> {
         assertThat(a.event()).isEqualTo("resume_decision");
         assertThat(a.eligible()).isFalse();
@@ -440,12 +440,12 @@ class RestartEvaluatorTest {
       AgentSim s = sim(Specs.spec()).started();
       s.checkpoint("ckpt-17", "in_progress", true, true);
       Decision d = s.exit(1, "Error", "network_timeout");
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("resume_blocked_cooldown");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_BLOCKED_COOLDOWN);
       assertThat(Duration.between(s.now, s.state.nextRestartAt)).isEqualTo(Duration.ofSeconds(30));
       assertThat(s.state.resume.cooldownRemainingSeconds()).isEqualTo(30);
       assertThat(s.state.resume.eligible()).isTrue();
       assertThat(d.audit()).hasValueSatisfying(a -> {
-        assertThat(a.reasonCode()).isEqualTo("resume_blocked_cooldown");
+        assertThat(a.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_BLOCKED_COOLDOWN);
         assertThat(a.cooldownSecondsRemaining()).isEqualTo(30);
         assertThat(a.interruptionClass()).isEqualTo(InterruptionClass.ToolFailure);
         assertThat(a.attempt()).isEqualTo(1);
@@ -465,8 +465,8 @@ class RestartEvaluatorTest {
       AgentSim s = sim(Specs.spec()).started();
       s.checkpoint("ckpt-3", "in_progress", false, true);
       s.exit(1);
-      assertThat(s.state.resume.reasonCode()).isEqualTo("resume_non_idempotent_step");
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_scheduled");
+      assertThat(s.state.resume.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_NON_IDEMPOTENT_STEP);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_SCHEDULED);
       assertThat(Duration.between(s.now, s.state.nextRestartAt)).isEqualTo(Duration.ofSeconds(2));
       s.now = s.state.nextRestartAt;
       assertThat(s.reconcile().start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).isEmpty());
@@ -482,7 +482,7 @@ class RestartEvaluatorTest {
       s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.RestartLimitExceeded);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_limit_exceeded");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_LIMIT_EXCEEDED);
       assertThat(s.state.recentRestarts).hasSize(2);
     }
 
@@ -510,7 +510,7 @@ class RestartEvaluatorTest {
       s.exit(1, "Error", "HTTP 429 from provider");
       assertThat(Duration.between(s.now, s.state.nextRestartAt)).isEqualTo(Duration.ofSeconds(45));
       assertThat(s.state.lastFailure.rule()).isEqualTo("rate-limited");
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo("restart_scheduled");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_SCHEDULED);
     }
 
     @Test

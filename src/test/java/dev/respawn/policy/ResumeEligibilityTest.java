@@ -37,7 +37,7 @@ class ResumeEligibilityTest {
       int attempts, String code, boolean eligible, long cooldownSeconds) {
     var v = ResumeEligibility.evaluate(SETTINGS, cls, lease(checkpoint, status, idempotent, artifacts), attempts,
         Duration.ofSeconds(2));
-    assertThat(v.reasonCode()).isEqualTo(code);
+    assertThat(v.reasonCode().code()).isEqualTo(code);
     assertThat(v.eligible()).isEqualTo(eligible);
     assertThat(v.cooldown()).isEqualTo(Duration.ofSeconds(cooldownSeconds));
   }
@@ -46,14 +46,14 @@ class ResumeEligibilityTest {
   void allowedWhenTheDelayAlreadyCoversTheCooldown() {
     var v = ResumeEligibility.evaluate(SETTINGS, InterruptionClass.ContextReset, lease("c", "in_progress", true, true),
         1, Duration.ofSeconds(10));
-    assertThat(v.reasonCode()).isEqualTo("resume_allowed");
+    assertThat(v.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_ALLOWED);
     assertThat(v.eligible()).isTrue();
   }
 
   @Test
   void noLeaseMeansNoCheckpoint() {
     assertThat(ResumeEligibility.evaluate(SETTINGS, InterruptionClass.Timeout, null, 0, Duration.ZERO).reasonCode())
-        .isEqualTo("resume_missing_checkpoint");
+        .isEqualTo(dev.respawn.policy.ReasonCode.RESUME_MISSING_CHECKPOINT);
   }
 
   @ParameterizedTest
