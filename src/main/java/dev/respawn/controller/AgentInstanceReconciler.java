@@ -84,8 +84,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")
         // only a spec change matters to the instances; the policy's own status (its instance count changes
         // with every instance created) must not re-reconcile every instance that uses it
+        // a shared circuit's decision (state, probes, release order) matters to the instances waiting for it
         .withOnUpdateFilter((newer, older) -> !Objects.equals(newer.getMetadata().getGeneration(),
-            older.getMetadata().getGeneration()))
+            older.getMetadata().getGeneration()) || DependencyDecisions.changed(newer, older))
         .withSecondaryToPrimaryMapper(policy -> context.getPrimaryCache()
             .list(i -> resolver.reference(i).map(ref -> ref.equals(ResourceID.fromResource(policy))).orElse(false))
             .map(ResourceID::fromResource).collect(Collectors.toSet())).build(), context);
@@ -123,7 +124,8 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     String ns = instance.getMetadata().getNamespace();
     Lease lease = leases.get(new ResourceID(HeartbeatLeases.leaseName(instance), ns)).orElse(null);
     Sighting seen = InstanceSighting.of(instance, state, List.copyOf(context.getSecondaryResources(Pod.class)),
-        name -> context.getClient().pods().inNamespace(ns).withName(name).get(), lease, renewals, now);
+        name -> context.getClient().pods().inNamespace(ns).withName(name).get(), lease, renewals, now)
+        .withDependencies(resolver.circuits(instance));
     long started = System.nanoTime();
     Decision decided = evaluator.decide(policy, state, seen, now, random(instance, state));
     Duration took = Duration.ofNanos(System.nanoTime() - started);

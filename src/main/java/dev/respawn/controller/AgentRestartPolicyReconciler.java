@@ -56,7 +56,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         .from(AgentInstance.class, AgentRestartPolicy.class).withName("instances")
         .withSecondaryToPrimaryMapper(i -> references.reference(i).map(Set::of).orElse(Set.of()))
         .withOnUpdateFilter((newer, older) -> !Objects.equals(newer.getMetadata().getGeneration(),
-            older.getMetadata().getGeneration()))
+            older.getMetadata().getGeneration()) || DependencyDecisions.changed(newer, older))
         .build(), context);
     return List.of(instances);
   }
@@ -71,9 +71,16 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         i -> references.reference(i).map(self::equals).orElse(false)).count();
     StatusCondition accepted;
     String unreadable = problems.describe(policy);
+    DependencyFleet.Result fleet = null;
     try {
       Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));
       status.totalRetryTime = GoDuration.format(Backoff.totalRetryTime(gated.policy()));
+      if (!gated.policy().dependencies().isEmpty()) {
+        fleet = DependencyFleet.step(gated.policy(), DependencyStatuses.of(policy), instances.list(
+            policy.getMetadata().getNamespace(), i -> references.reference(i).map(self::equals).orElse(false))
+            .toList(), settings.clock().instant());
+        status.dependencies = fleet.circuits().stream().map(DependencyStatuses::toStatus).toList();
+      }
       if (!unreadable.isEmpty()) {
         // fields of the wrong JSON type were left out to read it: refused all the same
         status.totalRetryTime = null;
@@ -91,7 +98,11 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
       sink.policyRejected(policy, "InvalidSpec", message);
     }
     List<StatusCondition> previous = policy.getStatus() == null ? List.of() : policy.getStatus().conditions;
-    status.conditions = Conditions.merge(previous, List.of(accepted), status.observedGeneration,
+    List<StatusCondition> wantedConditions = new java.util.ArrayList<>(List.of(accepted));
+    if (fleet != null) {
+      wantedConditions.add(DependencyConditions.open(fleet.circuits()));
+    }
+    status.conditions = Conditions.merge(previous, wantedConditions, status.observedGeneration,
         settings.clock().instant());
     var wanted = Serialization.jsonMapper().valueToTree(status);
     var current = policy.getStatus() == null ? null : Serialization.jsonMapper().valueToTree(policy.getStatus());
@@ -101,6 +112,16 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         return r;
       });
     }
-    return UpdateControl.noUpdate();
+    if (fleet == null) {
+      return UpdateControl.noUpdate();
+    }
+    // committed: only now are the circuits' transitions told
+    sink.dependencies(policy, fleet.circuits(), fleet.transitions());
+    UpdateControl<AgentRestartPolicy> control = UpdateControl.noUpdate();
+    if (fleet.wakeAt().isPresent()) {
+      java.time.Duration delay = java.time.Duration.between(settings.clock().instant(), fleet.wakeAt().get());
+      control = control.rescheduleAfter((delay.isNegative() ? java.time.Duration.ZERO : delay).plusMillis(1));
+    }
+    return control;
   }
 }

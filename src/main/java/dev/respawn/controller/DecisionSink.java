@@ -15,6 +15,14 @@ public interface DecisionSink {
   /** A policy was found invalid (or tier-restricted); default: nothing. */
   default void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, String reason, String message) {}
 
+  /**
+   * A policy's shared circuits after its status was written, with their transitions (by dependency name);
+   * default: nothing.
+   */
+  default void dependencies(dev.respawn.api.v1alpha1.AgentRestartPolicy policy,
+      java.util.List<dev.respawn.policy.DependencyCircuit> circuits,
+      java.util.Map<String, java.util.List<dev.respawn.policy.DependencyCircuit.Transition>> transitions) {}
+
   /** The instance is gone: drop whatever is kept in memory about it; default: nothing. */
   default void forget(AgentInstance instance) {}
 

@@ -46,7 +46,7 @@ final class InstanceSighting {
         Optional.ofNullable(HeartbeatLeases.view(lease, lease == null ? null : renewals.seenAt(lease))),
         HeartbeatLeases.holder(lease),
         request(annotations.get(AgentInstance.RESTART_ANNOTATION), annotations.get(AgentInstance.RESTART_REASON_ANNOTATION)),
-        request(annotations.get(AgentInstance.RESUME_ANNOTATION), null));
+        request(annotations.get(AgentInstance.RESUME_ANNOTATION), null), java.util.Map.of());
   }
 
   static PodFacts facts(Pod pod, String agentContainer, Instant now) {

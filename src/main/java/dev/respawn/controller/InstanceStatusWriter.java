@@ -62,7 +62,10 @@ final class InstanceStatusWriter {
     List<StatusCondition> c = new ArrayList<>();
     c.add(Conditions.of("Ready", d.liveness().ready(), d.liveness().reason(), d.liveness().message()));
     boolean waiting = s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen;
-    if (waiting || s.attempt > 0) {
+    if (s.waitingFor != null && s.phase == Phase.CircuitOpen) {
+      c.add(Conditions.of("Recovering", true, "WaitingForDependency", "waiting for dependency " + s.waitingFor
+          + (s.nextRestartAt != null ? "; next run at " + s.nextRestartAt : "; next run when its circuit lets it")));
+    } else if (waiting || s.attempt > 0) {
       String reason = s.phase == Phase.CircuitOpen ? "CircuitOpen" : waiting ? "Backoff" : "FailureSequence";
       String max = s.lastDecision == null ? "?" : Integer.toString(s.lastDecision.maxAttempts());
       c.add(Conditions.of("Recovering", true, reason, "attempt " + s.attempt + " of " + max

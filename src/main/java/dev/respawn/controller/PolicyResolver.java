@@ -67,6 +67,11 @@ public final class PolicyResolver {
         ? new ResourceID(p.substring(p.indexOf('/') + 1), p.substring(0, p.indexOf('/'))) : new ResourceID(p, ns));
   }
 
+  /** The shared circuits of the instance's policy, as its status shows them (none without a policy). */
+  public java.util.Map<String, dev.respawn.policy.DependencyCircuit> circuits(AgentInstance instance) {
+    return reference(instance).flatMap(lookup).map(DependencyStatuses::of).orElse(java.util.Map.of());
+  }
+
   public Resolved resolve(AgentInstance instance) {
     Optional<ResourceID> ref = reference(instance);
     if (ref.isEmpty()) {

@@ -43,10 +43,11 @@ public final class StatusMapper {
     s.firstFailureAt = time(st.firstFailureAt);
     s.restarts = orZero(st.restarts);
     s.nextRestartAt = time(st.nextRestartAt);
+    s.waitingFor = st.waitingFor;
     if (st.lastFailure != null) {
       FailureStatus f = st.lastFailure;
       s.lastFailure = new FailureInfo(f.pod, f.podUid, f.failureClass, f.failureReason, f.reason, f.exitCode, f.message,
-          f.rule, Boolean.TRUE.equals(f.retryable), time(f.at));
+          f.rule, Boolean.TRUE.equals(f.retryable), time(f.at), f.dependency);
     }
     if (st.lastDecision != null) {
       DecisionStatus d = st.lastDecision;
@@ -96,6 +97,7 @@ public final class StatusMapper {
     st.firstFailureAt = text(s.firstFailureAt);
     st.restarts = s.restarts;
     st.nextRestartAt = text(s.nextRestartAt);
+    st.waitingFor = s.waitingFor;
     if (s.lastFailure != null) {
       FailureInfo f = s.lastFailure;
       FailureStatus fs = new FailureStatus();
@@ -109,6 +111,7 @@ public final class StatusMapper {
       fs.rule = f.rule();
       fs.retryable = f.retryable();
       fs.at = text(f.at());
+      fs.dependency = f.dependency();
       st.lastFailure = fs;
     }
     if (s.lastDecision != null) {

@@ -26,19 +26,20 @@ public final class RenewalClock {
   /** The renewTime last seen and the operator's time when it was first seen. */
   public record Seen(Instant renewTime, Instant at) {}
 
-  /** Records the Lease's renewTime if it changed; returns true when it did. */
+  /** Records the Lease's renewTime if it changed and the Lease is tracked; returns true when it did. */
   public boolean observe(Lease lease) {
     String key = key(lease.getMetadata().getNamespace(), lease.getMetadata().getName());
     Instant renew = renewTime(lease);
     if (renew == null) {
       return false;
     }
+    // only Leases a reconcile has looked at (seenAt) are tracked: a renewal racing the deletion of its
+    // instance must not bring back what was forgotten
     Seen before = seen.get(key);
-    if (before != null && renew.equals(before.renewTime())) {
+    if (before == null || renew.equals(before.renewTime())) {
       return false;
     }
-    seen.put(key, new Seen(renew, clock.instant()));
-    return true;
+    return seen.replace(key, before, new Seen(renew, clock.instant()));
   }
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.respawn.policy.Decision.AuditRecord;
+import dev.respawn.policy.DependencyCircuit;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.Objects;
@@ -41,6 +42,28 @@ public final class AuditLog {
       audit.info(line(record));
     } catch (JsonProcessingException | RuntimeException e) {
       LOG.error("Could not write the audit line of {}", record, e);
+    }
+  }
+
+  /** Writes the line of a shared circuit's transition (api.md §11). Never throws. */
+  public void dependency(String namespace, String policy, String dependency, DependencyCircuit.Transition t) {
+    if (!audit.isInfoEnabled()) {
+      return;
+    }
+    try {
+      ObjectNode node = JSON.createObjectNode();
+      node.put("event", "dependency_circuit");
+      node.put("namespace", namespace);
+      node.put("policy", policy);
+      node.put("dependency", dependency);
+      node.put("from", t.from().name());
+      node.put("to", t.to().name());
+      node.put("reason", t.why());
+      node.put("at", rfc3339(t.at()));
+      node.put("actor", "system");
+      audit.info(JSON.writeValueAsString(node));
+    } catch (JsonProcessingException | RuntimeException e) {
+      LOG.error("Could not write the audit line of dependency {}", dependency, e);
     }
   }
 

@@ -6,6 +6,11 @@ import dev.respawn.controller.DecisionSink;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.EventReason;
+import dev.respawn.policy.EventType;
+import dev.respawn.policy.DependencyCircuit;
+import dev.respawn.api.v1alpha1.CircuitState;
+import java.util.List;
+import java.util.Map;
 import io.fabric8.kubernetes.api.model.Pod;
 
 /** Reports decisions as Kubernetes Events, [RST] log lines and JSON audit lines. */
@@ -35,6 +40,27 @@ public final class ReportingSink implements DecisionSink {
     decision.event().ifPresent(e -> events.record(instance, pod, e));
     decision.audit().ifPresent(audit::write);
     metrics.record(instance, decision);
+  }
+
+  @Override
+  public void dependencies(AgentRestartPolicy policy, List<DependencyCircuit> circuits,
+      Map<String, List<DependencyCircuit.Transition>> transitions) {
+    String ns = policy.getMetadata().getNamespace();
+    String name = policy.getMetadata().getName();
+    metrics.dependencies(ns + "/" + name, circuits);
+    transitions.forEach((dependency, list) -> {
+      for (DependencyCircuit.Transition t : list) {
+        Notice n = new Notice(t.to() == CircuitState.Closed ? EventType.Normal : EventType.Warning,
+            EventReason.DependencyCircuitChanged, "[RST] Dependency " + dependency + " of policy " + name + ": "
+            + t.from() + " -> " + t.to() + " (" + t.why() + ")");
+        log.notice(ns, name, n);
+        events.record(policy, null, n);
+        audit.dependency(ns, name, dependency, t);
+        if (t.to() == CircuitState.Open) {
+          metrics.dependencyTripped();
+        }
+      }
+    });
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -27,6 +28,10 @@ public final class RestartMetrics {
   private final Counter stale;
   private final Timer decisions;
   private final Map<String, CircuitState> circuits = new ConcurrentHashMap<>();
+  /** The shared circuits, by "namespace/policy/dependency", and how many instances wait for each. */
+  private final Map<String, CircuitState> dependencyStates = new ConcurrentHashMap<>();
+  private final Map<String, Integer> dependencyWaiting = new ConcurrentHashMap<>();
+  private final Counter dependencyTrips;
 
   public RestartMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -37,6 +42,15 @@ public final class RestartMetrics {
     trips = Counter.builder("respawn.circuit.trips").description("Times a circuit breaker opened").register(registry);
     stale = Counter.builder("respawn.heartbeat.stale").description("Runs ended by a stale heartbeat")
         .register(registry);
+    dependencyTrips = Counter.builder("respawn.dependency.trips").description("Times a shared dependency's circuit "
+        + "opened").register(registry);
+    for (CircuitState s : CircuitState.values()) {
+      Gauge.builder("respawn.dependency.circuits", dependencyStates, m -> m.values().stream().filter(s::equals).count())
+          .description("Shared dependency circuits per state").tag("state", s.name()).register(registry);
+    }
+    Gauge.builder("respawn.dependency.waiting", dependencyWaiting,
+        m -> m.values().stream().mapToInt(Integer::intValue).sum())
+        .description("Instances waiting for a shared dependency").register(registry);
     decisions = Timer.builder("respawn.decision.duration").description("Time of one restart decision")
         .publishPercentiles(0.5, 0.99).register(registry);
     for (CircuitState s : CircuitState.values()) {
@@ -82,6 +96,20 @@ public final class RestartMetrics {
         default -> { }
       }
     }
+  }
+
+  /** The shared circuits of one policy ("namespace/name") as last written. */
+  public void dependencies(String policy, List<dev.respawn.policy.DependencyCircuit> shared) {
+    dependencyStates.keySet().removeIf(k -> k.startsWith(policy + "/"));
+    dependencyWaiting.keySet().removeIf(k -> k.startsWith(policy + "/"));
+    for (var c : shared) {
+      dependencyStates.put(policy + "/" + c.name(), c.state());
+      dependencyWaiting.put(policy + "/" + c.name(), c.waiting());
+    }
+  }
+
+  public void dependencyTripped() {
+    dependencyTrips.increment();
   }
 
   public void decisionTook(Duration d) {

@@ -63,7 +63,7 @@ final class FailureSteps {
     InterruptionClass cls = c.interruptionClass();
     s.lastFailure = new FailureInfo(e.pod(), e.podUid(), cls, c.failureReason(),
         Bounds.truncateUtf8(e.reason(), Bounds.MESSAGE_BYTES), e.exitCode(),
-        Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now);
+        Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now, null);
     String summary = Bounds.truncateUtf8(cls + "/" + c.failureReason() + (e.exitCode() != null ? " exit "
         + e.exitCode() : "") + (e.reason() != null ? " " + e.reason() : ""), Bounds.MESSAGE_BYTES);
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": " + summary));
@@ -89,6 +89,10 @@ final class FailureSteps {
     if (c.action() == FailureAction.Ignore) {
       d.recordRunEnd(e.podUid(), "Ignored", cls, e.exitCode(), ReasonCode.FAILURE_IGNORED);
       restartAtOnce(d, "Ignored", summary, ReasonCode.FAILURE_IGNORED, "system");
+      return;
+    }
+    // d2. blamed on a shared dependency whose circuit is Open or HalfOpen, or that this failure opens
+    if (DependencyWait.blamed(d, e, c, summary)) {
       return;
     }
     // e. count it

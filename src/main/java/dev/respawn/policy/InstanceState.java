@@ -34,6 +34,8 @@ public final class InstanceState {
   public List<RunInfo> history = new ArrayList<>();
   public String handledRestartRequest;
   public String handledResumeRequest;
+  /** The shared dependency this instance waits for (phase CircuitOpen) or probes, or null. */
+  public String waitingFor;
 
   /** A copy whose lists can be changed without touching this one (the records are immutable). */
   public InstanceState copy() {
@@ -57,6 +59,7 @@ public final class InstanceState {
     c.history = new ArrayList<>(history);
     c.handledRestartRequest = handledRestartRequest;
     c.handledResumeRequest = handledResumeRequest;
+    c.waitingFor = waitingFor;
     return c;
   }
 
@@ -71,7 +74,7 @@ public final class InstanceState {
         && Objects.equals(lastRestart, s.lastRestart) && terminalReason == s.terminalReason
         && recentRestarts.equals(s.recentRestarts) && history.equals(s.history)
         && Objects.equals(handledRestartRequest, s.handledRestartRequest)
-        && Objects.equals(handledResumeRequest, s.handledResumeRequest);
+        && Objects.equals(handledResumeRequest, s.handledResumeRequest) && Objects.equals(waitingFor, s.waitingFor);
   }
 
   @Override
@@ -101,7 +104,15 @@ public final class InstanceState {
 
   /** status.lastFailure. */
   public record FailureInfo(String pod, String podUid, InterruptionClass interruptionClass, String failureReason,
-      String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at) {}
+      String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at,
+      String dependency) {
+
+    /** The same failure, blamed on a shared dependency. */
+    public FailureInfo blamedOn(String name) {
+      return new FailureInfo(pod, podUid, interruptionClass, failureReason, reason, exitCode, message, rule, retryable,
+          at, name);
+    }
+  }
 
   /** status.lastDecision. */
   public record DecisionInfo(String action, ReasonCode reasonCode, int attempt, int maxAttempts, boolean finalAttempt,

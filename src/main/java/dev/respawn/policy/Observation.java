@@ -1,6 +1,7 @@
 package dev.respawn.policy;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -14,10 +15,17 @@ import java.util.Optional;
  */
 public record Observation(String namespace, String instance, boolean suspend, Optional<PodView> pod,
     Optional<RunEnding> ending, Optional<Request> restartRequest, Optional<Request> resumeRequest,
-    Optional<LeaseView> lease, boolean leaseExists, List<PodFacts> earlierRuns, Optional<PodFacts> nextRun) {
+    Optional<LeaseView> lease, boolean leaseExists, List<PodFacts> earlierRuns, Optional<PodFacts> nextRun,
+    Map<String, DependencyCircuit> dependencies) {
 
   public Observation {
     earlierRuns = List.copyOf(earlierRuns);
+    dependencies = Map.copyOf(dependencies);
+  }
+
+  /** The shared circuit of that dependency (Closed when the policy's status shows none yet). */
+  public DependencyCircuit dependency(String name) {
+    return dependencies.getOrDefault(name, DependencyCircuit.closed(name));
   }
 
   /** True when a pod of this instance still runs or may still run. */
@@ -29,6 +37,6 @@ public record Observation(String namespace, String instance, boolean suspend, Op
   Observation atNextRun(Sighting seen) {
     PodFacts next = nextRun.orElseThrow();
     return new Observation(namespace, instance, suspend, Optional.of(next.view()), next.ending(), restartRequest,
-        resumeRequest, seen.leaseOf(next.name()), leaseExists, earlierRuns, Optional.empty());
+        resumeRequest, seen.leaseOf(next.name()), leaseExists, earlierRuns, Optional.empty(), dependencies);
   }
 }

@@ -23,6 +23,7 @@ final class OperatorActions {
       d.recordRunEnd(currentUid(d), "Stopped", null, null, ReasonCode.SUSPENDED);
       d.endRun = true;
     }
+    s.waitingFor = null; // a suspended instance stops waiting for a dependency
     if (s.phase != Phase.Suspended) {
       s.phase = Phase.Suspended;
       s.terminalReason = TerminalReason.OperatorShutdown;
@@ -51,6 +52,7 @@ final class OperatorActions {
     s.circuit = CircuitBreaker.reset(s.circuit);
     s.recentRestarts = new ArrayList<>();
     s.terminalReason = null;
+    s.waitingFor = null;
     s.resume = s.resume.withAttempts(0);
     if (before != CircuitState.Closed) {
       d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance()

@@ -35,7 +35,7 @@ import java.util.Set;
  * restarts anything.
  */
 public final class PolicyCompiler {
-  private final List<Violation> violations = new ArrayList<>();
+  final List<Violation> violations = new ArrayList<>();
 
   private PolicyCompiler() {}
 
@@ -66,7 +66,10 @@ public final class PolicyCompiler {
     HeartbeatSettings heartbeat = heartbeat(spec.heartbeat == null ? new PolicyHeartbeatSpec() : spec.heartbeat);
     int exitCode = range("spec.restartRequestExitCode", spec.restartRequestExitCode, 42, 1, 255);
     ResumeSettings resume = resume(spec.resume == null ? new ResumeSpec() : spec.resume);
-    return new RestartPolicy(backoff, maxRetries, resetAfter, limit, circuit, rules, heartbeat, exitCode, resume);
+    List<DependencySettings> dependencies = DependencyRules.compile(this, spec.dependencies == null ? List.of()
+        : spec.dependencies);
+    return new RestartPolicy(backoff, maxRetries, resetAfter, limit, circuit, rules, heartbeat, exitCode, resume,
+        dependencies);
   }
 
   private BackoffSettings backoff(BackoffSpec b) {
@@ -125,7 +128,7 @@ public final class PolicyCompiler {
     return rules;
   }
 
-  private Set<Integer> exitCodes(String field, List<Integer> codes) {
+  Set<Integer> exitCodes(String field, List<Integer> codes) {
     Set<Integer> result = new LinkedHashSet<>();
     if (codes == null) {
       return result;
@@ -144,7 +147,7 @@ public final class PolicyCompiler {
     return result;
   }
 
-  private List<String> strings(String field, List<String> values, int maxItems, int minLength, int maxLength) {
+  List<String> strings(String field, List<String> values, int maxItems, int minLength, int maxLength) {
     if (values == null) {
       return List.of();
     }
@@ -164,7 +167,7 @@ public final class PolicyCompiler {
     return result;
   }
 
-  private Set<InterruptionClass> classes(String field, List<String> values) {
+  Set<InterruptionClass> classes(String field, List<String> values) {
     Set<InterruptionClass> result = new HashSet<>();
     if (values == null) {
       return result;
@@ -204,18 +207,18 @@ public final class PolicyCompiler {
   }
 
   /** Length in characters (code points), as the API server's schema validation counts it. */
-  private static int chars(String s) {
+  static int chars(String s) {
     return s.codePointCount(0, s.length());
   }
 
-  private <T> T required(String field, T value) {
+  <T> T required(String field, T value) {
     if (value == null) {
       violations.add(new Violation(field, "is required"));
     }
     return value;
   }
 
-  private int range(String field, Integer value, int dflt, int min, int max) {
+  int range(String field, Integer value, int dflt, int min, int max) {
     if (value == null) {
       return dflt;
     }
@@ -226,7 +229,7 @@ public final class PolicyCompiler {
     return value;
   }
 
-  private double range(String field, Double value, double dflt, double min, double max) {
+  double range(String field, Double value, double dflt, double min, double max) {
     if (value == null) {
       return dflt;
     }
@@ -237,7 +240,7 @@ public final class PolicyCompiler {
     return value;
   }
 
-  private Duration duration(String field, String text, String dflt) {
+  Duration duration(String field, String text, String dflt) {
     if (text != null && text.codePointCount(0, text.length()) > dev.respawn.api.v1alpha1.Durations.MAX_LENGTH) {
       violations.add(new Violation(field, "must be at most " + dev.respawn.api.v1alpha1.Durations.MAX_LENGTH
           + " characters"));
@@ -251,7 +254,7 @@ public final class PolicyCompiler {
     }
   }
 
-  private Duration positive(String field, String text) {
+  Duration positive(String field, String text) {
     int before = violations.size();
     Duration d = duration(field, text, "0s");
     if (violations.size() == before && (d.isZero() || d.isNegative())) {

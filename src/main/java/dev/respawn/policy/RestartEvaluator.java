@@ -76,7 +76,8 @@ public final class RestartEvaluator {
       observeRun(d, pod);
     }
     boolean unchanged = s.equals(o.state()) && d.notices.isEmpty();
-    if (RunStart.startIfDue(d)) {
+    if (DependencyWait.mayStart(d) && RunStart.startIfDue(d)) {
+      DependencyWait.started(d);
       if (d.startsExisting) {
         d.switchToNextRun(seen);
         observeRun(d, d.currentPod());
@@ -161,7 +162,9 @@ public final class RestartEvaluator {
           j.liveness().message(), d.now), evaluators);
       return;
     }
-    boolean sequenceOpen = s.attempt > 0 || s.circuit.state() != CircuitState.Closed || s.resume.attempts() > 0;
+    // a probe of a shared dependency proves it healthy the same way (api.md §11)
+    boolean sequenceOpen = s.attempt > 0 || s.circuit.state() != CircuitState.Closed || s.resume.attempts() > 0
+        || s.waitingFor != null;
     if (s.phase == Phase.Running && sequenceOpen && s.runStartedAt != null) {
       Instant healthyAt = s.runStartedAt.plus(p.resetAfter());
       // with heartbeats, "healthy for resetAfter" needs a heartbeat seen after that point too: an agent
@@ -186,6 +189,11 @@ public final class RestartEvaluator {
     s.firstFailureAt = null;
     s.circuit = CircuitBreaker.recordSuccess(s.circuit, d.now);
     s.resume = s.resume.withAttempts(0);
+    if (s.waitingFor != null) {
+      d.notice(Notice.normal(EventReason.RestartSucceeded, "[RST] " + d.instance() + " probed dependency "
+          + s.waitingFor + ": healthy for " + GoDuration.format(d.policy.resetAfter())));
+      s.waitingFor = null;
+    }
     if (before != CircuitState.Closed) {
       d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance() + " ("
           + before + " -> Closed)"));

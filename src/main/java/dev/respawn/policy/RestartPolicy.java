@@ -23,17 +23,20 @@ public record RestartPolicy(
     List<Rule> failureRules,
     HeartbeatSettings heartbeat,
     int restartRequestExitCode,
-    ResumeSettings resume) {
+    ResumeSettings resume,
+    List<DependencySettings> dependencies) {
 
   public RestartPolicy {
     failureRules = List.copyOf(failureRules);
+    dependencies = List.copyOf(dependencies);
   }
 
   /** Returns this policy with another backoff type (the tier's soft gate). */
   public RestartPolicy withBackoffType(BackoffType type) {
     var b = backoff;
     return new RestartPolicy(new BackoffSettings(type, b.initialDelay(), b.multiplier(), b.maxDelay(), b.jitter()),
-        maxRetries, resetAfter, restartLimit, circuitBreaker, failureRules, heartbeat, restartRequestExitCode, resume);
+        maxRetries, resetAfter, restartLimit, circuitBreaker, failureRules, heartbeat, restartRequestExitCode, resume,
+        dependencies);
   }
 
   public record BackoffSettings(BackoffType type, Duration initialDelay, double multiplier, Duration maxDelay,
@@ -50,6 +53,11 @@ public record RestartPolicy(
 
   /** timeout empty: heartbeats not required. startupGrace empty: no bound on starting. */
   public record HeartbeatSettings(Optional<Duration> timeout, Optional<Duration> startupGrace) {}
+
+  /** The dependency of this name, when the policy names one. */
+  public java.util.Optional<DependencySettings> dependency(String name) {
+    return dependencies.stream().filter(d -> d.name().equals(name)).findFirst();
+  }
 
   public record ResumeSettings(ResumeMode mode, int maxAttempts, Map<InterruptionClass, Duration> cooldowns) {
     public ResumeSettings {

@@ -32,7 +32,7 @@ final class RunStart {
       at = s.nextRestartAt;
     }
     boolean tell = existing.isEmpty();
-    if (s.phase == Phase.CircuitOpen) {
+    if (s.phase == Phase.CircuitOpen && s.waitingFor == null) {
       s.circuit = CircuitBreaker.startTrial(s.circuit, at);
       if (tell) {
         d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker of " + d.instance()

@@ -1,21 +1,30 @@
 package dev.respawn.policy;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Everything the controller saw of one AgentInstance, before any judgement: its identity, spec.suspend,
  * every pod carrying its label (owned or not), whether its heartbeat Lease exists, the Lease's view and
- * its holder (a renewal counts only for the pod holding it), and the operator-action annotations. {@link RunObserver} turns it
+ * its holder (a renewal counts only for the pod holding it), the operator-action annotations, and the
+ * shared circuits of the policy's dependencies as the policy's status shows them. {@link RunObserver} turns it
  * into the core's {@link Observation}; the reconciler, the simulator and the property tests all go
  * through that one step.
  */
 public record Sighting(String namespace, String instance, String instanceUid, boolean suspend, List<PodFacts> pods,
     boolean leaseExists, Optional<LeaseView> lease, String leaseHolder, Optional<Request> restartRequest,
-    Optional<Request> resumeRequest) {
+    Optional<Request> resumeRequest, Map<String, DependencyCircuit> dependencies) {
 
   public Sighting {
     pods = List.copyOf(pods);
+    dependencies = Map.copyOf(dependencies);
+  }
+
+  /** The same sighting, with the shared circuits of the policy's dependencies (from the policy's status). */
+  public Sighting withDependencies(Map<String, DependencyCircuit> circuits) {
+    return new Sighting(namespace, instance, instanceUid, suspend, pods, leaseExists, lease, leaseHolder,
+        restartRequest, resumeRequest, circuits);
   }
 
   /** The Lease's view when {@code pod} holds it (a stale run cannot vouch for the new one). */

@@ -56,6 +56,22 @@ final class CountingSink implements DecisionSink {
   }
 
   @Override
+  public void forget(AgentInstance instance) {
+    delegate.forget(instance);
+  }
+
+  @Override
+  public void flushPending() {
+    delegate.flushPending();
+  }
+
+  @Override
+  public void dependencies(AgentRestartPolicy policy, java.util.List<dev.respawn.policy.DependencyCircuit> circuits,
+      java.util.Map<String, java.util.List<dev.respawn.policy.DependencyCircuit.Transition>> transitions) {
+    delegate.dependencies(policy, circuits, transitions);
+  }
+
+  @Override
   public void decisionTook(Duration duration) {
     delegate.decisionTook(duration);
   }

@@ -114,6 +114,13 @@ final class OperatorFixture implements AutoCloseable {
       }
 
       @Override
+      public void dependencies(dev.respawn.api.v1alpha1.AgentRestartPolicy policy,
+          List<dev.respawn.policy.DependencyCircuit> circuits,
+          Map<String, List<dev.respawn.policy.DependencyCircuit.Transition>> transitions) {
+        reporting.dependencies(policy, circuits, transitions);
+      }
+
+      @Override
       public void flushPending() {
         reporting.flushPending();
         observer.flushPending();

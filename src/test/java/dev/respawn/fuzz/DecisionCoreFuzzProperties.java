@@ -131,7 +131,7 @@ class DecisionCoreFuzzProperties {
     RunEnding e = new RunEnding(s.currentPod, "uid-1", EndingKind.TERMINATED, code, reason, "", T0);
     return new Sighting("agents", "agent", SimulatedPods.INSTANCE_UID, false,
         List.of(new PodFacts(pod, s.run, SimulatedPods.INSTANCE_UID, Optional.of(e))), true, Optional.ofNullable(lease),
-        s.currentPod, Optional.empty(), Optional.empty());
+        s.currentPod, Optional.empty(), Optional.empty(), Map.of());
   }
 
   @Provide

@@ -41,7 +41,7 @@ class RestartMetricsTest {
     RestartMetrics metrics = new RestartMetrics(registry);
     InstanceState s = new InstanceState();
     s.lastFailure = new InstanceState.FailureInfo("coder-1", "u1", InterruptionClass.ToolFailure,
-        "UnhandledException", "Error", 1, null, "", true, T0);
+        "UnhandledException", "Error", 1, null, "", true, T0, null);
     s.lastDecision = new InstanceState.DecisionInfo("Restart", dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 1, 3, false, 2.0, T0);
     metrics.record(instance("a"), decision(s, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "x"),
         Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "y")));

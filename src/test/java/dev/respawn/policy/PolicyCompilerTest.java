@@ -139,6 +139,17 @@ class PolicyCompilerTest {
       "failureRules: [{name: a, action: Fail, match: {exitCodes: [300]}}] | spec.failureRules[0].match.exitCodes[0] | 0..255",
       "failureRules: [{name: a, action: Fail, match: {classes: [Gremlins]}}] | spec.failureRules[0].match.classes[0] | must be one of",
       "failureRules: [{name: a, action: Fail, match: {messageContains: ['']}}] | spec.failureRules[0].match.messageContains[0] | 1..256",
+      "dependencies: [{name: Model_API, match: {}}] | spec.dependencies[0].name | DNS-1123 label",
+      "dependencies: [{match: {}}] | spec.dependencies[0].name | is required",
+      "dependencies: [{name: m}] | spec.dependencies[0].match | is required",
+      "dependencies: [{name: m, match: {}}, {name: m, match: {}}] | spec.dependencies[1].name | must be unique",
+      "dependencies: [{name: m, match: {}, failureThreshold: 0}] | spec.dependencies[0].failureThreshold | between 1 and 1000",
+      "dependencies: [{name: m, match: {}, failureThreshold: 1001}] | spec.dependencies[0].failureThreshold | between 1 and 1000",
+      "dependencies: [{name: m, match: {}, probes: 101}] | spec.dependencies[0].probes | between 1 and 100",
+      "dependencies: [{name: m, match: {}, releaseRate: -1}] | spec.dependencies[0].releaseRate | between 0.0 and 10000.0",
+      "dependencies: [{name: m, match: {}, window: 0s}] | spec.dependencies[0].window | greater than 0",
+      "dependencies: [{name: m, match: {}, openDuration: soon}] | spec.dependencies[0].openDuration | must be a duration",
+      "dependencies: [{name: m, match: {classes: [Gremlins]}}] | spec.dependencies[0].match.classes[0] | must be one of",
   })
   void refusesWithTheFieldAndTheRule(String yaml, String field, String rule) {
     assertThatThrownBy(() -> PolicyCompiler.compile(yaml(yaml)))
@@ -149,6 +160,21 @@ class PolicyCompilerTest {
           });
           assertThat(e.getMessage()).contains(field + ": ");
         });
+  }
+
+  @Test
+  void aDependencyGetsTheDefaultsOfTheContract() throws Exception {
+    RestartPolicy p = PolicyCompiler.compile(yaml("dependencies: [{name: model-api, match: {messageContains: "
+        + "[HTTP 503]}}]"));
+    assertThat(p.dependencies()).singleElement().satisfies(d -> {
+      assertThat(d.name()).isEqualTo("model-api");
+      assertThat(d.failureThreshold()).isEqualTo(3);
+      assertThat(d.window()).isEqualTo(java.time.Duration.ofMinutes(1));
+      assertThat(d.openDuration()).isEqualTo(java.time.Duration.ofSeconds(30));
+      assertThat(d.probes()).isEqualTo(1);
+      assertThat(d.releaseRate()).isEqualTo(5.0);
+      assertThat(d.match().messageContains()).containsExactly("HTTP 503");
+    });
   }
 
   @Test

@@ -27,6 +27,9 @@ public class AgentInstanceStatus {
   public Integer restarts;
   @JsonPropertyDescription("When the next run will be started.")
   public String nextRestartAt;
+  @JsonPropertyDescription("The shared dependency (spec.dependencies of the policy) this instance waits for, while it "
+      + "does (phase CircuitOpen); also set during a probe run.")
+  public String waitingFor;
   @JsonPropertyDescription("The last failure.")
   public FailureStatus lastFailure;
   @JsonPropertyDescription("The last restart decision.")

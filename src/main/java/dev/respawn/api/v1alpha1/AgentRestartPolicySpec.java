@@ -60,6 +60,15 @@ public class AgentRestartPolicySpec {
   @Max(255)
   public Integer restartRequestExitCode;
 
+  @JsonPropertyDescription("Dependencies every instance of the policy uses (a model API, a tool server, a "
+      + "database): failures blamed on one share one circuit for the whole fleet (api.md §11).")
+  @Size(max = 16)
+  @ValidationRule(
+      value = "self.all(d, self.exists_one(o, o.name == d.name))",
+      message = "spec.dependencies[].name must be unique",
+      reason = "FieldValueInvalid")
+  public List<DependencySpec> dependencies;
+
   @JsonPropertyDescription("Resume-from-checkpoint rules.")
   @Default("{}")
   public ResumeSpec resume;

@@ -20,4 +20,7 @@ public class AgentRestartPolicyStatus {
 
   @JsonPropertyDescription("Worst case: the sum of the delays of all maxRetries attempts, without jitter.")
   public String totalRetryTime;
+
+  @JsonPropertyDescription("The shared circuit of each dependency (spec.dependencies).")
+  public List<DependencyStatus> dependencies;
 }

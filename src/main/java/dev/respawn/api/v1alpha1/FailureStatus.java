@@ -27,6 +27,8 @@ public class FailureStatus {
   public String rule;
   @JsonPropertyDescription("Whether the failure may be retried.")
   public Boolean retryable;
+  @JsonPropertyDescription("The shared dependency the failure was blamed on (spec.dependencies of the policy), if any.")
+  public String dependency;
   @JsonPropertyDescription("When the failure was observed.")
   public String at;
 

@@ -149,7 +149,9 @@ class CrdSchemaTest {
     return Stream.of(
         // spec: exactly the contract's fields
         Arguments.of(POLICY, "spec", true, List.of("backoff", "maxRetries", "resetAfter", "restartLimit",
-            "circuitBreaker", "failureRules", "heartbeat", "restartRequestExitCode", "resume")),
+            "circuitBreaker", "failureRules", "heartbeat", "restartRequestExitCode", "resume", "dependencies")),
+        Arguments.of(POLICY, "spec.dependencies[]", true, List.of("name", "match", "failureThreshold", "window",
+            "openDuration", "probes", "releaseRate")),
         Arguments.of(POLICY, "spec.backoff", true, List.of("type", "initialDelay", "multiplier", "maxDelay", "jitter")),
         Arguments.of(POLICY, "spec.restartLimit", true, List.of("maxRestarts", "window")),
         Arguments.of(POLICY, "spec.circuitBreaker", true, List.of("failureThreshold", "window", "openDuration", "latch")),
@@ -208,6 +210,8 @@ class CrdSchemaTest {
       // api.md gives no range for resume.maxAttempts; bounded like maxRetries (§9: bad input never crashes)
       "agentrestartpolicies.respawn.dev, spec.resume.maxAttempts,                  integer, 0,   1000",
       "agentrestartpolicies.respawn.dev, spec.failureRules[].maxRetries,           integer, 0,   1000",
+      "agentrestartpolicies.respawn.dev, spec.dependencies[].failureThreshold,     integer, 1,   1000",
+      "agentrestartpolicies.respawn.dev, spec.dependencies[].probes,               integer, 1,   100",
       "agentrestartpolicies.respawn.dev, spec.failureRules[].match.exitCodes[],    integer, 0,   255",
   })
   void ranges(String crd, String path, String type, double min, double max) {
@@ -359,7 +363,8 @@ class CrdSchemaTest {
       "spec.backoff.initialDelay", "spec.backoff.maxDelay", "spec.resetAfter", "spec.restartLimit.window",
       "spec.circuitBreaker.window", "spec.circuitBreaker.openDuration", "spec.failureRules[].cooldown",
       "spec.heartbeat.timeout", "spec.heartbeat.startupGrace", "spec.resume.cooldowns.ToolFailure",
-      "spec.resume.cooldowns.Timeout", "spec.resume.cooldowns.ContextReset", "spec.resume.cooldowns.ProcessCrash");
+      "spec.resume.cooldowns.Timeout", "spec.resume.cooldowns.ContextReset", "spec.resume.cooldowns.ProcessCrash",
+      "spec.dependencies[].window", "spec.dependencies[].openDuration");
 
   static final List<String> GOOD_DURATIONS =
       List.of("0s", "500ms", "2s", "5m", "1h30m", "1.5h", "120s", "10m", "1h", "250us", "250µs", "100ns");

@@ -536,6 +536,25 @@ class RealApiServerTest {
             "spec.backoff.maxDelay", "maxDelay must be >="),
         Arguments.of("initialDelay above the default maxDelay", POLICY, "{backoff: {initialDelay: 5m}}",
             "spec.backoff.maxDelay", "maxDelay must be >="),
+        // shared dependencies (api.md §11)
+        Arguments.of("dependency name not a DNS label", POLICY, "{dependencies: [{name: Model_API, match: {}}]}",
+            "spec.dependencies[0].name", PATTERN),
+        Arguments.of("duplicate dependency names", POLICY,
+            "{dependencies: [{name: model-api, match: {}}, {name: model-api, match: {}}]}", "spec.dependencies",
+            "must be unique"),
+        Arguments.of("dependency without match", POLICY, "{dependencies: [{name: model-api}]}",
+            "spec.dependencies[0].match", REQUIRED),
+        Arguments.of("dependency probes 0", POLICY, "{dependencies: [{name: m, match: {}, probes: 0}]}",
+            "spec.dependencies[0].probes", LOW),
+        Arguments.of("dependency probes 101", POLICY, "{dependencies: [{name: m, match: {}, probes: 101}]}",
+            "spec.dependencies[0].probes", HIGH),
+        Arguments.of("dependency failureThreshold 1001", POLICY,
+            "{dependencies: [{name: m, match: {}, failureThreshold: 1001}]}", "spec.dependencies[0].failureThreshold",
+            HIGH),
+        Arguments.of("dependency releaseRate -1", POLICY, "{dependencies: [{name: m, match: {}, releaseRate: -1}]}",
+            "spec.dependencies[0].releaseRate", LOW),
+        Arguments.of("dependency window 0s", POLICY, "{dependencies: [{name: m, match: {}, window: 0s}]}",
+            "spec.dependencies[0].window", POSITIVE),
         Arguments.of("duplicate rule names", POLICY,
             "{failureRules: [{name: same, action: Retry}, {name: other, action: Fail}, {name: same, action: Ignore}]}",
             "spec.failureRules", "must be unique"),
@@ -597,6 +616,18 @@ class RealApiServerTest {
               : e.getStatus().getDetails().getCauses().stream().map(StatusCause::getField).collect(Collectors.toList());
           assertThat(causes).as("the status causes name the field").contains(field);
         });
+  }
+
+  @Test
+  void aDependencyGetsEveryDefault() {
+    String name = uniqueName("deps");
+    create(POLICY, name, "{dependencies: [{name: model-api, match: {messageContains: [HTTP 503]}}]}");
+    JsonNode d = get(POLICY, name).path("spec").path("dependencies").get(0);
+    assertThat(d.path("failureThreshold").asInt()).isEqualTo(3);
+    assertThat(d.path("window").asText()).isEqualTo("1m");
+    assertThat(d.path("openDuration").asText()).isEqualTo("30s");
+    assertThat(d.path("probes").asInt()).isEqualTo(1);
+    assertThat(d.path("releaseRate").asDouble()).isEqualTo(5.0);
   }
 
   @Test

@@ -1,0 +1,67 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.BlameRecord;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.DependencyStatus;
+import dev.respawn.policy.DependencyCircuit;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Maps the shared circuits of a policy (status.dependencies) to the core's values and back, losslessly. */
+public final class DependencyStatuses {
+  private DependencyStatuses() {}
+
+  /** The circuits the policy's status shows, by dependency name. */
+  public static Map<String, DependencyCircuit> of(AgentRestartPolicy policy) {
+    Map<String, DependencyCircuit> out = new HashMap<>();
+    if (policy == null || policy.getStatus() == null || policy.getStatus().dependencies == null) {
+      return out;
+    }
+    for (DependencyStatus d : policy.getStatus().dependencies) {
+      if (d != null && d.name != null) {
+        out.put(d.name, toCircuit(d));
+      }
+    }
+    return out;
+  }
+
+  static DependencyCircuit toCircuit(DependencyStatus d) {
+    List<DependencyCircuit.Blame> blame = new ArrayList<>();
+    for (BlameRecord b : d.recentBlame == null ? List.<BlameRecord>of() : d.recentBlame) {
+      Instant at = StatusMapper.time(b.at);
+      if (b.instance != null && at != null) {
+        blame.add(new DependencyCircuit.Blame(b.instance, at));
+      }
+    }
+    return new DependencyCircuit(d.name, d.state == null ? CircuitState.Closed : d.state,
+        d.trips == null ? 0 : d.trips, StatusMapper.time(d.openedAt), StatusMapper.time(d.halfOpenAt),
+        StatusMapper.time(d.closedAt), StatusMapper.time(d.lastTransitionTime),
+        d.probes == null ? List.of() : d.probes, d.releaseOrder == null ? List.of() : d.releaseOrder, blame,
+        d.waiting == null ? 0 : d.waiting);
+  }
+
+  static DependencyStatus toStatus(DependencyCircuit c) {
+    DependencyStatus d = new DependencyStatus();
+    d.name = c.name();
+    d.state = c.state();
+    d.blamed = c.blamed();
+    d.waiting = c.waiting();
+    d.probes = c.probes().isEmpty() ? null : c.probes();
+    d.trips = c.trips();
+    d.openedAt = StatusMapper.text(c.openedAt());
+    d.halfOpenAt = StatusMapper.text(c.halfOpenAt());
+    d.closedAt = StatusMapper.text(c.closedAt());
+    d.lastTransitionTime = StatusMapper.text(c.lastTransitionTime());
+    d.releaseOrder = c.releaseOrder().isEmpty() ? null : c.releaseOrder();
+    List<BlameRecord> blame = new ArrayList<>();
+    for (DependencyCircuit.Blame b : c.recentBlame()) {
+      blame.add(new BlameRecord(b.instance(), StatusMapper.text(b.at())));
+    }
+    d.recentBlame = blame.isEmpty() ? null : blame;
+    return d;
+  }
+}

@@ -1,0 +1,217 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.CircuitState;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The shared circuit of one dependency (api.md §11), as a value: its state and what it decided about the
+ * fleet (probes, release order, recent blame). {@link #advance} is the one transition function, pure,
+ * time passed in; {@link #release} tells one waiting instance when it may run.
+ */
+public record DependencyCircuit(String name, CircuitState state, int trips, Instant openedAt, Instant halfOpenAt,
+    Instant closedAt, Instant lastTransitionTime, List<String> probes, List<String> releaseOrder,
+    List<Blame> recentBlame, int waiting) {
+
+  public DependencyCircuit {
+    probes = List.copyOf(probes);
+    releaseOrder = List.copyOf(releaseOrder);
+    recentBlame = List.copyOf(recentBlame);
+  }
+
+  public static DependencyCircuit closed(String name) {
+    return new DependencyCircuit(name, CircuitState.Closed, 0, null, null, null, null, List.of(), List.of(),
+        List.of(), 0);
+  }
+
+  /** An instance's latest failure blamed on the dependency. */
+  public record Blame(String instance, Instant at) {}
+
+  /** An instance waiting for the dependency (phase CircuitOpen), since its blamed failure. */
+  public record Waiter(String instance, Instant failedAt) {}
+
+  public enum ProbeOutcome { RUNNING, HEALTHY, FAILED, GONE }
+
+  /** A state change, for the Event and the audit line. */
+  public record Transition(CircuitState from, CircuitState to, Instant at, String why) {}
+
+  public record Step(DependencyCircuit next, List<Transition> transitions, Optional<Instant> wakeAt) {}
+
+  /** When a waiting instance may run: the time to show (empty: not known yet) and whether it may now. */
+  public record Release(Optional<Instant> at, boolean now) {}
+
+  /**
+   * One step of the circuit at {@code now}, from every instance's latest blame, the waiting instances and
+   * the outcome of each probe's run.
+   */
+  public static Step advance(DependencySettings s, DependencyCircuit c, List<Blame> blames, List<Waiter> waiting,
+      Map<String, ProbeOutcome> probeRuns, Map<String, Instant> probeFailures, Instant now) {
+    Draft d = new Draft(c);
+    List<Waiter> queue = new ArrayList<>(waiting);
+    queue.sort(Comparator.comparing(Waiter::failedAt, Comparator.nullsFirst(Comparator.naturalOrder()))
+        .thenComparing(Waiter::instance));
+    d.recent = recent(s, blames, c.closedAt(), now);
+    switch (c.state()) {
+      case Closed -> {
+        if (d.recent.size() >= s.failureThreshold()) {
+          d.open(s, d.recent.get(s.failureThreshold() - 1).at(), "failures of " + s.failureThreshold()
+              + " distinct instances within " + GoDuration.format(s.window()));
+        } else if (!c.releaseOrder().isEmpty()
+            && !now.isBefore(s.releaseAt(c.closedAt(), c.releaseOrder().size() - 1))) {
+          d.releaseOrder = List.of();
+        }
+      }
+      case Open -> {
+        if (!now.isBefore(c.halfOpenAt())) {
+          if (queue.isEmpty()) {
+            d.close(now, List.of(), "no instance waits for it");
+          } else {
+            d.halfOpen(now, queue.stream().limit(s.probes()).map(Waiter::instance).toList());
+          }
+        }
+      }
+      case HalfOpen -> halfOpen(s, d, queue, probeRuns, probeFailures, now);
+      default -> { }
+    }
+    d.waiting = queue.size();
+    DependencyCircuit next = d.build();
+    Optional<Instant> wake = Optional.empty();
+    if (next.state() == CircuitState.Open && next.halfOpenAt().isAfter(now)) {
+      wake = Optional.of(next.halfOpenAt());
+    }
+    return new Step(next, d.transitions, wake);
+  }
+
+  private static void halfOpen(DependencySettings s, Draft d, List<Waiter> queue, Map<String, ProbeOutcome> runs,
+      Map<String, Instant> failures, Instant now) {
+    List<String> probes = new ArrayList<>(d.probes);
+    for (String probe : d.probes) {
+      ProbeOutcome outcome = runs.getOrDefault(probe, ProbeOutcome.GONE);
+      if (outcome == ProbeOutcome.FAILED) {
+        d.open(s, failures.getOrDefault(probe, now), "probe " + probe + " failed again");
+        return;
+      }
+      if (outcome == ProbeOutcome.HEALTHY) {
+        queue.removeIf(w -> w.instance().equals(probe));
+        d.close(now, queue.stream().map(Waiter::instance).toList(), "probe " + probe + " was healthy for resetAfter");
+        return;
+      }
+      if (outcome == ProbeOutcome.GONE) {
+        probes.remove(probe); // deleted or suspended: another waiter takes its place
+      }
+    }
+    for (Waiter w : queue) {
+      if (probes.size() >= s.probes()) {
+        break;
+      }
+      if (!probes.contains(w.instance())) {
+        probes.add(w.instance());
+      }
+    }
+    if (probes.isEmpty()) {
+      d.close(now, List.of(), "no instance is left to probe it");
+    } else {
+      d.probes = probes;
+    }
+  }
+
+  /** The latest blame of each instance since the circuit last closed and within the window, oldest first. */
+  private static List<Blame> recent(DependencySettings s, List<Blame> blames, Instant closedAt, Instant now) {
+    Map<String, Blame> latest = new HashMap<>();
+    Instant from = now.minus(s.window());
+    for (Blame b : blames) {
+      if (b.at() == null || b.at().isBefore(from) || (closedAt != null && !b.at().isAfter(closedAt))) {
+        continue;
+      }
+      latest.merge(b.instance(), b, (x, y) -> x.at().isAfter(y.at()) ? x : y);
+    }
+    List<Blame> out = new ArrayList<>(latest.values());
+    out.sort(Comparator.comparing(Blame::at).thenComparing(Blame::instance));
+    return out.size() > s.failureThreshold() ? out.subList(out.size() - s.failureThreshold(), out.size()) : out;
+  }
+
+  /** When {@code instance}, waiting for this dependency, may run (api.md §11). */
+  public Release release(DependencySettings s, String instance, Instant now) {
+    return switch (state) {
+      case Open -> new Release(Optional.ofNullable(halfOpenAt), false);
+      case HalfOpen -> probes.contains(instance) ? new Release(Optional.ofNullable(halfOpenAt), true)
+          : new Release(Optional.empty(), false);
+      default -> {
+        int index = releaseOrder.indexOf(instance);
+        Instant at = index < 0 || closedAt == null ? now : s.releaseAt(closedAt, index);
+        yield new Release(Optional.of(at), !now.isBefore(at));
+      }
+    };
+  }
+
+  /** Distinct instances blamed within the window (what status.dependencies[].blamed shows). */
+  public int blamed() {
+    return recentBlame.size();
+  }
+
+  /** The working copy of one step. */
+  private static final class Draft {
+    private final DependencyCircuit from;
+    CircuitState state;
+    int trips;
+    Instant openedAt;
+    Instant halfOpenAt;
+    Instant closedAt;
+    Instant lastTransitionTime;
+    List<String> probes;
+    List<String> releaseOrder;
+    List<Blame> recent = List.of();
+    int waiting;
+    final List<Transition> transitions = new ArrayList<>();
+
+    Draft(DependencyCircuit c) {
+      from = c;
+      state = c.state();
+      trips = c.trips();
+      openedAt = c.openedAt();
+      halfOpenAt = c.halfOpenAt();
+      closedAt = c.closedAt();
+      lastTransitionTime = c.lastTransitionTime();
+      probes = c.probes();
+      releaseOrder = c.releaseOrder();
+    }
+
+    void open(DependencySettings s, Instant at, String why) {
+      move(CircuitState.Open, at, why);
+      trips += 1;
+      openedAt = at;
+      halfOpenAt = at.plus(s.openDuration());
+      probes = List.of();
+      releaseOrder = List.of();
+    }
+
+    void halfOpen(Instant now, List<String> chosen) {
+      move(CircuitState.HalfOpen, now, "open for its openDuration: " + chosen.size() + " probe(s)");
+      probes = chosen;
+    }
+
+    void close(Instant now, List<String> order, String why) {
+      move(CircuitState.Closed, now, why);
+      closedAt = now;
+      probes = List.of();
+      releaseOrder = order;
+      recent = List.of();
+    }
+
+    private void move(CircuitState to, Instant at, String why) {
+      transitions.add(new Transition(state, to, at, why));
+      state = to;
+      lastTransitionTime = at;
+    }
+
+    DependencyCircuit build() {
+      return new DependencyCircuit(from.name(), state, trips, openedAt, halfOpenAt, closedAt, lastTransitionTime,
+          probes, releaseOrder, recent, waiting);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.respawn.policy;
+
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.InstanceState.RestartInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The instance's side of a shared dependency (api.md §3 d2, §11): a failure blamed on it while its
+ * circuit is Open or HalfOpen (or that opens it) is not counted against the agent; the instance waits
+ * in CircuitOpen until the dependency lets it run (as a probe, or in its turn of the release).
+ */
+final class DependencyWait {
+  private DependencyWait() {}
+
+  /** Step d2: true when the failure was blamed on a dependency and the instance now waits for it. */
+  static boolean blamed(DecisionDraft d, RunEnding e, Classification c, String summary) {
+    Optional<DependencySettings> dep = DependencyRules.blamedOn(d.policy, e, c);
+    d.state.waitingFor = null; // a run that ends another way (a probe's included) follows §3 as usual
+    if (dep.isEmpty()) {
+      return false;
+    }
+    InstanceState s = d.state;
+    DependencySettings settings = dep.get();
+    s.lastFailure = s.lastFailure.blamedOn(settings.name());
+    DependencyCircuit circuit = d.obs.dependency(settings.name());
+    boolean opens = circuit.state() == CircuitState.Closed && opensWith(circuit, settings, d.instance(), d.now);
+    if (circuit.state() == CircuitState.Closed && !opens) {
+      return false; // counted as usual (step e), and recorded for the dependency
+    }
+    InterruptionClass cls = c.interruptionClass();
+    d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+    s.phase = Phase.CircuitOpen;
+    s.waitingFor = settings.name();
+    s.lastRestart = new RestartInfo("Failure", summary, s.currentPod, null, d.now, null, "", null, null);
+    Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
+        : circuit.release(settings, d.instance(), d.now).at();
+    s.nextRestartAt = at.orElse(null);
+    Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
+    d.decided("Wait", ReasonCode.DEPENDENCY_CIRCUIT_OPEN, c.maxRetries(), delay, cls, null, 0, "system");
+    d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency "
+        + settings.name() + " (" + (opens ? "this failure opens its circuit" : "circuit " + circuit.state())
+        + "); not counted as a failure of the agent" + at.map(t -> "; next run at " + t).orElse("")));
+    at.ifPresent(d::wakeAt);
+    return true;
+  }
+
+  /** True when this instance's failure is the one that brings the dependency to its threshold. */
+  static boolean opensWith(DependencyCircuit circuit, DependencySettings s, String instance, Instant now) {
+    Instant from = now.minus(s.window());
+    long others = circuit.recentBlame().stream().filter(b -> !b.instance().equals(instance))
+        .filter(b -> b.at() != null && !b.at().isBefore(from))
+        .filter(b -> circuit.closedAt() == null || b.at().isAfter(circuit.closedAt())).count();
+    return others + 1 >= s.failureThreshold();
+  }
+
+  /**
+   * A waiting instance: when it may run, as the dependency's circuit says. Returns true when it may start
+   * now; a dependency no longer in the policy lets it go at once.
+   */
+  static boolean mayStart(DecisionDraft d) {
+    InstanceState s = d.state;
+    if (s.phase != Phase.CircuitOpen || s.waitingFor == null) {
+      return true;
+    }
+    Optional<DependencySettings> settings = d.policy.dependency(s.waitingFor);
+    if (settings.isEmpty()) {
+      s.waitingFor = null;
+      s.nextRestartAt = d.now;
+      return true;
+    }
+    DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
+    Instant blamedAt = s.lastFailure == null ? null : s.lastFailure.at();
+    if (circuit.state() == CircuitState.Closed && !circuit.releaseOrder().contains(d.instance()) && blamedAt != null
+        && (circuit.closedAt() == null || !blamedAt.isBefore(circuit.closedAt()))) {
+      // the circuit's one writer has not seen this wait yet (this failure opened it): keep waiting, but no
+      // longer than the openDuration this instance computed itself, should the fleet see it otherwise
+      boolean due = s.nextRestartAt == null || !d.now.isBefore(s.nextRestartAt);
+      d.wakeAt(s.nextRestartAt);
+      return due;
+    }
+    DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), d.now);
+    s.nextRestartAt = release.at().orElse(null);
+    release.at().ifPresent(d::wakeAt);
+    return release.now();
+  }
+
+  /** The run starts: released by a closed circuit, the instance no longer waits; a probe still does. */
+  static void started(DecisionDraft d) {
+    InstanceState s = d.state;
+    if (s.waitingFor != null && d.obs.dependency(s.waitingFor).state() != CircuitState.HalfOpen) {
+      s.waitingFor = null;
+    }
+  }
+}

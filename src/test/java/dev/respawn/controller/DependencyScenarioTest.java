@@ -1,0 +1,106 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.DependencyStatus;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.sandbox.Run;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A shared dependency's circuit across a fleet of instances (api.md §3 d2, §11), on the mock API server. */
+class DependencyScenarioTest {
+  static final String FLEET = """
+      backoff: {type: Exponential, initialDelay: 20s, maxDelay: 20s}
+      maxRetries: 3
+      resetAfter: 1s
+      dependencies:
+      - name: model-api
+        match: {messageContains: ["model API"]}
+        failureThreshold: 3
+        window: 1m
+        openDuration: 1500ms
+        probes: 1
+        releaseRate: 4
+      """;
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  static DependencyStatus modelApi(AgentRestartPolicy p) {
+    return p.getStatus() == null || p.getStatus().dependencies == null ? null
+        : p.getStatus().dependencies.stream().filter(d -> "model-api".equals(d.name)).findFirst().orElse(null);
+  }
+
+  @Test
+  void theFleetWaitsForTheModelApiAProbeClosesItAndTheRestAreReleasedAtTheRate() {
+    f.policy("fleet", FLEET);
+    List<String> names = List.of("a0", "a1", "a2", "a3", "a4");
+    for (int n = 0; n < names.size(); n++) {
+      // one after the other the agents meet the outage; once restarted they run fine
+      f.kubelet.script(names.get(n), Run.exit(1, "Error", "upstream model API answered HTTP 503")
+          .after(Duration.ofMillis(400 + 400L * n)), Run.runForever());
+      f.instance(names.get(n), "fleet");
+    }
+    // the first two failures are counted as usual; the third opens the shared circuit and waits, uncounted
+    AgentRestartPolicy open = f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state != null
+        && modelApi(p).state != CircuitState.Closed);
+    assertThat(modelApi(open).trips).isEqualTo(1);
+    AgentInstance a2 = f.awaitInstance("a2", i -> i.getStatus().phase == Phase.CircuitOpen
+        || (i.getStatus().run != null && i.getStatus().run >= 2));
+    assertThat(a2.getStatus().lastFailure.dependency).isEqualTo("model-api");
+    assertThat(a2.getStatus().attempt).as("a failure blamed on the open dependency is not the agent's").isZero();
+    assertThat(a2.getStatus().history).last().satisfies(r -> assertThat(r.reasonCode)
+        .isEqualTo("dependency_circuit_open"));
+    for (String late : List.of("a3", "a4")) {
+      AgentInstance waiting = f.awaitInstance(late, i -> "model-api".equals(i.getStatus().waitingFor)
+          || (i.getStatus().run != null && i.getStatus().run >= 2));
+      assertThat(waiting.getStatus().attempt).isZero();
+    }
+    // the probe (a2, the one that waited longest) proves it healthy: the circuit closes, the rest are released
+    AgentRestartPolicy closed = f.awaitPolicy("fleet", p -> modelApi(p) != null
+        && modelApi(p).state == CircuitState.Closed && modelApi(p).closedAt != null);
+    Instant closedAt = Instant.parse(modelApi(closed).closedAt);
+    for (String name : List.of("a2", "a3", "a4")) {
+      AgentInstance running = f.awaitInstance(name, i -> at(i, 2, Phase.Running) && i.getStatus().waitingFor == null);
+      assertThat(running.getStatus().attempt).isZero();
+      assertThat(running.getStatus().circuitBreaker.failureCount).isZero();
+    }
+    Instant a3 = Instant.parse(f.get("a3").getStatus().lastRestart.startedAt);
+    Instant a4 = Instant.parse(f.get("a4").getStatus().lastRestart.startedAt);
+    Instant probe = Instant.parse(f.get("a2").getStatus().lastRestart.startedAt);
+    assertThat(probe).as("the probe ran before the circuit closed").isBefore(closedAt);
+    assertThat(List.of(a3, a4)).allSatisfy(t -> assertThat(t).as("nothing released early").isAfterOrEqualTo(
+        closedAt));
+    // released in turn, at 4 per second: the k-th (from 0) not before closedAt + k * 250 ms
+    List<Instant> released = java.util.stream.Stream.of(a3, a4).sorted().toList();
+    for (int k = 0; k < released.size(); k++) {
+      assertThat(released.get(k)).as("release %d", k).isAfterOrEqualTo(closedAt.plusMillis(250L * k));
+    }
+    // the counted ones follow their own backoff
+    assertThat(f.get("a0").getStatus().attempt).isEqualTo(1);
+    assertThat(f.get("a1").getStatus().attempt).isEqualTo(1);
+    await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> assertThat(f.events("fleet"))
+        .filteredOn(e -> "DependencyCircuitChanged".equals(e.getReason())).extracting(e -> e.getNote())
+        .anySatisfy(n -> assertThat(n).contains("Closed -> Open"))
+        .anySatisfy(n -> assertThat(n).contains("Open -> HalfOpen"))
+        .anySatisfy(n -> assertThat(n).contains("HalfOpen -> Closed")));
+  }
+}

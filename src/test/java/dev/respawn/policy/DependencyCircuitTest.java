@@ -1,0 +1,184 @@
+package dev.respawn.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.FailureAction;
+import dev.respawn.policy.DependencyCircuit.Blame;
+import dev.respawn.policy.DependencyCircuit.ProbeOutcome;
+import dev.respawn.policy.DependencyCircuit.Step;
+import dev.respawn.policy.DependencyCircuit.Waiter;
+import dev.respawn.policy.RestartPolicy.Rule;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/** The shared circuit of api.md §11, with a fixed clock. */
+class DependencyCircuitTest {
+  static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
+  static final DependencySettings MODEL_API = settings(3, 2, 5.0);
+
+  static DependencySettings settings(int threshold, int probes, double rate) {
+    Rule match = new Rule("model-api", Set.of(), List.of(), List.of("HTTP 503"), Set.of(), FailureAction.Retry,
+        Optional.empty(), Optional.empty());
+    return new DependencySettings("model-api", match, threshold, Duration.ofMinutes(1), Duration.ofSeconds(30),
+        probes, rate);
+  }
+
+  static Step advance(DependencyCircuit c, List<Blame> blames, List<Waiter> waiting, Instant now) {
+    return DependencyCircuit.advance(MODEL_API, c, blames, waiting, Map.of(), Map.of(), now);
+  }
+
+  static Instant t(int seconds) {
+    return T0.plusSeconds(seconds);
+  }
+
+  @Test
+  void distinctInstancesWithinTheWindowOpenItAtTheFailureThatReachesTheThreshold() {
+    DependencyCircuit closed = DependencyCircuit.closed("model-api");
+    // the same instance blamed three times is one instance
+    Step same = advance(closed, List.of(new Blame("a", t(0)), new Blame("a", t(1)), new Blame("a", t(2))), List.of(),
+        t(3));
+    assertThat(same.next().state()).isEqualTo(CircuitState.Closed);
+    assertThat(same.next().blamed()).isEqualTo(1);
+    // a blame older than the window does not count
+    Step old = advance(closed, List.of(new Blame("a", t(-120)), new Blame("b", t(1)), new Blame("c", t(2))),
+        List.of(), t(3));
+    assertThat(old.next().state()).isEqualTo(CircuitState.Closed);
+    Step opens = advance(closed, List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2))),
+        List.of(), t(3));
+    assertThat(opens.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(opens.next().openedAt()).isEqualTo(t(2));
+    assertThat(opens.next().halfOpenAt()).isEqualTo(t(32));
+    assertThat(opens.next().trips()).isEqualTo(1);
+    assertThat(opens.transitions()).singleElement().satisfies(x -> {
+      assertThat(x.from()).isEqualTo(CircuitState.Closed);
+      assertThat(x.to()).isEqualTo(CircuitState.Open);
+    });
+    assertThat(opens.wakeAt()).contains(t(32));
+  }
+
+  @Test
+  void openWaitsItsOpenDurationThenProbesTheInstancesThatWaitedLongest() {
+    DependencyCircuit open = advance(DependencyCircuit.closed("model-api"), List.of(new Blame("a", t(0)),
+        new Blame("b", t(1)), new Blame("c", t(2))), List.of(), t(3)).next();
+    List<Waiter> waiting = List.of(new Waiter("d", t(5)), new Waiter("c", t(2)), new Waiter("e", t(4)));
+    Step early = advance(open, List.of(), waiting, t(31));
+    assertThat(early.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(early.transitions()).isEmpty();
+    Step half = advance(open, List.of(), waiting, t(32));
+    assertThat(half.next().state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(half.next().probes()).containsExactly("c", "e");
+    assertThat(half.next().waiting()).isEqualTo(3);
+    assertThat(half.next().release(MODEL_API, "c", t(32)).now()).isTrue();
+    assertThat(half.next().release(MODEL_API, "d", t(32))).satisfies(r -> {
+      assertThat(r.now()).isFalse();
+      assertThat(r.at()).isEmpty();
+    });
+    assertThat(open.release(MODEL_API, "d", t(10))).satisfies(r -> {
+      assertThat(r.now()).isFalse();
+      assertThat(r.at()).contains(t(32));
+    });
+  }
+
+  @Test
+  void aHealthyProbeClosesItAndTheOthersAreReleasedAtTheRateInTheOrderTheyFailed() {
+    DependencyCircuit half = halfOpen();
+    Step closes = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(new Waiter("d", t(5)),
+        new Waiter("f", t(3)), new Waiter("e", t(4))), Map.of("c", ProbeOutcome.HEALTHY, "e", ProbeOutcome.RUNNING),
+        Map.of(), t(40));
+    DependencyCircuit closed = closes.next();
+    assertThat(closed.state()).isEqualTo(CircuitState.Closed);
+    assertThat(closed.closedAt()).isEqualTo(t(40));
+    assertThat(closed.releaseOrder()).containsExactly("f", "e", "d");
+    assertThat(closed.release(MODEL_API, "f", t(40)).at()).contains(t(40));
+    assertThat(closed.release(MODEL_API, "e", t(40)).at()).contains(t(40).plusMillis(200));
+    assertThat(closed.release(MODEL_API, "d", t(40)).now()).isFalse();
+    assertThat(closed.release(MODEL_API, "d", t(40).plusMillis(400)).now()).isTrue();
+    // once every release time passed, the order is forgotten
+    Step later = advance(closed, List.of(), List.of(), t(41));
+    assertThat(later.next().releaseOrder()).isEmpty();
+    assertThat(later.transitions()).isEmpty();
+  }
+
+  @Test
+  void aProbeBlamedAgainReopensItAndAVanishedProbeIsReplaced() {
+    DependencyCircuit half = halfOpen();
+    Step reopens = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(new Waiter("d", t(5))),
+        Map.of("c", ProbeOutcome.FAILED, "e", ProbeOutcome.RUNNING), Map.of("c", t(35)), t(36));
+    assertThat(reopens.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(reopens.next().openedAt()).isEqualTo(t(35));
+    assertThat(reopens.next().halfOpenAt()).isEqualTo(t(65));
+    assertThat(reopens.next().trips()).isEqualTo(2);
+    assertThat(reopens.next().probes()).isEmpty();
+    Step replaced = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(new Waiter("d", t(5))),
+        Map.of("c", ProbeOutcome.GONE, "e", ProbeOutcome.RUNNING), Map.of(), t(36));
+    assertThat(replaced.next().state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(replaced.next().probes()).containsExactly("e", "d");
+  }
+
+  @Test
+  void anOpenCircuitNobodyWaitsForClosesWhenItsTimeIsUp() {
+    DependencyCircuit open = advance(DependencyCircuit.closed("model-api"), List.of(new Blame("a", t(0)),
+        new Blame("b", t(1)), new Blame("c", t(2))), List.of(), t(3)).next();
+    Step closes = advance(open, List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2))),
+        List.of(), t(32));
+    assertThat(closes.next().state()).isEqualTo(CircuitState.Closed);
+    // the blames from before it closed do not open it again
+    assertThat(advance(closes.next(), List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2))),
+        List.of(), t(33)).next().state()).isEqualTo(CircuitState.Closed);
+  }
+
+  @Property(tries = 200)
+  void onlyLegalTransitionsNeverMoreProbesThanAllowedNeverAFasterRelease(
+      @ForAll @IntRange(min = 1, max = 5) int threshold, @ForAll @IntRange(min = 1, max = 4) int probes,
+      @ForAll @IntRange(min = 1, max = 20) int rate, @ForAll @IntRange(min = 0, max = 12) int fleet) {
+    DependencySettings s = settings(threshold, probes, rate);
+    DependencyCircuit c = DependencyCircuit.closed("model-api");
+    List<Blame> blames = new ArrayList<>();
+    List<Waiter> waiting = new ArrayList<>();
+    for (int i = 0; i < fleet; i++) {
+      blames.add(new Blame("i" + i, t(i)));
+      waiting.add(new Waiter("i" + i, t(i)));
+    }
+    Instant now = t(fleet);
+    for (int round = 0; round < 6; round++) {
+      Map<String, ProbeOutcome> runs = new java.util.HashMap<>();
+      for (String p : c.probes()) {
+        runs.put(p, round % 3 == 2 ? ProbeOutcome.HEALTHY : ProbeOutcome.RUNNING);
+      }
+      Step step = DependencyCircuit.advance(s, c, blames, waiting, runs, Map.of(), now);
+      for (DependencyCircuit.Transition x : step.transitions()) {
+        assertThat(List.of("Closed>Open", "Open>HalfOpen", "HalfOpen>Open", "HalfOpen>Closed", "Open>Closed"))
+            .contains(x.from() + ">" + x.to());
+        assertThat(x.at()).isBeforeOrEqualTo(now);
+      }
+      c = step.next();
+      assertThat(c.probes().size()).isLessThanOrEqualTo(probes);
+      if (c.state() == CircuitState.HalfOpen) {
+        assertThat(now).isAfterOrEqualTo(c.halfOpenAt());
+      }
+      for (int i = 1; i < c.releaseOrder().size(); i++) {
+        Instant before = s.releaseAt(c.closedAt(), i - 1);
+        assertThat(Duration.between(before, s.releaseAt(c.closedAt(), i)))
+            .isGreaterThanOrEqualTo(Duration.ofNanos(1_000_000_000L / rate));
+      }
+      now = now.plusSeconds(20);
+    }
+  }
+
+  private static DependencyCircuit halfOpen() {
+    DependencyCircuit open = advance(DependencyCircuit.closed("model-api"), List.of(new Blame("a", t(0)),
+        new Blame("b", t(1)), new Blame("c", t(2))), List.of(), t(3)).next();
+    return advance(open, List.of(), List.of(new Waiter("c", t(2)), new Waiter("e", t(4)), new Waiter("d", t(5))),
+        t(32)).next();
+  }
+}
