@@ -28,6 +28,12 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
    * @param now the clock's time, for the seconds until the next restart
    */
   static AgentStatusReport of(AgentInstance instance, Integer maxRetries, Instant now) {
+    return of(instance, maxRetries, now, null);
+  }
+
+  /** @param dependency the shared circuit the instance waits for (from its policy's status), or null */
+  static AgentStatusReport of(AgentInstance instance, Integer maxRetries, Instant now,
+      dev.respawn.api.v1alpha1.DependencyStatus dependency) {
     AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
     String name = instance.getMetadata().getName();
     Phase phase = st.phase;
@@ -44,7 +50,8 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
         || (st.resume != null && RESUME_COOLDOWN.equals(st.resume.reasonCode)));
     String reason = cooldown ? RESUME_COOLDOWN : RESUME_COOLDOWN.equals(decided) ? RESUME_ALLOWED : decided;
     boolean canRetry = phase == null || !phase.isTerminal();
-    String message = message(name, st, phase, restartingIn, cooldown, reason);
+    String message = st.waitingFor != null && phase == Phase.CircuitOpen
+        ? waiting(st, dependency, restartingIn) : message(name, st, phase, restartingIn, cooldown, reason);
     return new AgentStatusReport(name, instance.getMetadata().getNamespace(),
         instance.getSpec() == null ? null : instance.getSpec().task, phase, st.attempt == null ? 0 : st.attempt,
         maxRetries, canRetry, st.lastFailure == null ? null : st.lastFailure.at, reason, restartingIn,
@@ -71,6 +78,18 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
       case Suspended -> "Agent suspended (spec.suspend: true); set it to false to run again";
       case Escalated, Failed -> escalation(name, st, phase, reason);
     };
+  }
+
+  /** "Waiting for model-api (Open, probe at ...)": what a shared dependency's circuit says of this instance. */
+  private static String waiting(AgentInstanceStatus st, dev.respawn.api.v1alpha1.DependencyStatus d, Long in) {
+    String circuit = d == null || d.state == null ? "" : switch (d.state) {
+      case Open -> " (Open, probe at " + d.halfOpenAt + ")";
+      case HalfOpen -> " (HalfOpen, probing with " + (d.probes == null ? "none" : String.join(", ", d.probes)) + ")";
+      case Closed -> " (Closed, releasing)";
+    };
+    return "Waiting for " + st.waitingFor + circuit + (st.nextRestartAt != null ? "; next run in " + seconds(in)
+        + " at " + st.nextRestartAt : "; it runs when the circuit lets it (a probe, or its turn in the release)")
+        + "; not counted as a failure of the agent";
   }
 
   private static String escalation(String name, AgentInstanceStatus st, Phase phase, String reason) {

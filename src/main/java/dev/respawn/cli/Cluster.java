@@ -78,6 +78,19 @@ final class Cluster implements AutoCloseable {
   }
 
   /** spec.maxRetries of the named policy (3 when unset); empty when it cannot be read. */
+  /** The shared circuit of a policy's dependency, as the policy's status shows it. */
+  Optional<dev.respawn.api.v1alpha1.DependencyStatus> dependency(String policy, String dependency) {
+    try {
+      AgentRestartPolicy p = client.resources(AgentRestartPolicy.class).inNamespace(namespace).withName(policy).get();
+      if (p == null || p.getStatus() == null || p.getStatus().dependencies == null) {
+        return Optional.empty();
+      }
+      return p.getStatus().dependencies.stream().filter(d -> dependency.equals(d.name)).findFirst();
+    } catch (KubernetesClientException e) {
+      return Optional.empty();
+    }
+  }
+
   Optional<Integer> policyMaxRetries(String policy) {
     try {
       AgentRestartPolicy p = client.resources(AgentRestartPolicy.class).inNamespace(namespace).withName(policy).get();

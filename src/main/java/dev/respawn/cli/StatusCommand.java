@@ -17,7 +17,12 @@ final class StatusCommand extends PluginCommand {
   int run(Cluster cluster) {
     AgentInstance instance = cluster.instance(name);
     Instant now = cluster.now();
-    AgentStatusReport report = AgentStatusReport.of(instance, maxRetries(cluster, instance), now);
+    String waitingFor = instance.getStatus() == null ? null : instance.getStatus().waitingFor;
+    var dependency = waitingFor == null || instance.getSpec() == null || instance.getSpec().policyRef == null
+        ? java.util.Optional.<dev.respawn.api.v1alpha1.DependencyStatus>empty()
+        : cluster.dependency(instance.getSpec().policyRef.name, waitingFor);
+    AgentStatusReport report = AgentStatusReport.of(instance, maxRetries(cluster, instance), now,
+        dependency.orElse(null));
     print(report.document(), () -> report.table(now));
     return 0;
   }

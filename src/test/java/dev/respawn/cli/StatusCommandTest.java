@@ -69,6 +69,37 @@ class StatusCommandTest {
   }
 
   @Test
+  void anInstanceWaitingForASharedDependencySaysWhatForAndWhatTheCircuitDoes() {
+    var fleet = Instances.policy(API.client(), NS, "fleet", "dependencies: [{name: model-api, match: {}}]");
+    var st = new dev.respawn.api.v1alpha1.AgentRestartPolicyStatus();
+    var d = new dev.respawn.api.v1alpha1.DependencyStatus();
+    d.name = "model-api";
+    d.state = dev.respawn.api.v1alpha1.CircuitState.Open;
+    d.halfOpenAt = "2026-11-21T10:35:09Z";
+    st.dependencies = List.of(d);
+    fleet.setStatus(st);
+    API.client().resource(fleet).updateStatus();
+    Instances.create(API.client(), NS, "waiter", "fleet", """
+        phase: CircuitOpen
+        run: 1
+        currentPod: waiter-1
+        attempt: 0
+        waitingFor: model-api
+        nextRestartAt: "2026-11-21T10:35:09Z"
+        lastDecision: {action: Wait, reasonCode: dependency_circuit_open, attempt: 0, maxAttempts: 3,
+                       at: "2026-11-21T10:34:39Z"}
+        """);
+
+    Cli.Result r = status("waiter", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().get("reason").asText()).isEqualTo("dependency_circuit_open");
+    assertThat(r.json().get("restarting_in_seconds").asLong()).isEqualTo(30);
+    assertThat(r.json().get("message").asText()).startsWith("Waiting for model-api (Open, probe at "
+        + "2026-11-21T10:35:09Z); next run in 30s").contains("not counted as a failure");
+  }
+
+  @Test
   void aResumeCooldownIsReportedWithTheSecondsLeftUntilNextRestartAt() {
     Cli.Result r = status("coder", "-o", "json");
 
