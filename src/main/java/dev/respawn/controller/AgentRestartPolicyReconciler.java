@@ -5,6 +5,7 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.AgentRestartPolicyStatus;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import dev.respawn.policy.Backoff;
+import dev.respawn.policy.FleetCircuits;
 import dev.respawn.policy.Bounds;
 import dev.respawn.policy.GoDuration;
 import dev.respawn.policy.PolicyCompiler;
@@ -71,14 +72,15 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         i -> references.reference(i).map(self::equals).orElse(false)).count();
     StatusCondition accepted;
     String unreadable = problems.describe(policy);
-    DependencyFleet.Result fleet = null;
+    FleetCircuits.Result fleet = null;
     try {
       Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));
       status.totalRetryTime = GoDuration.format(Backoff.totalRetryTime(gated.policy()));
       if (!gated.policy().dependencies().isEmpty()) {
-        fleet = DependencyFleet.step(gated.policy(), DependencyStatuses.of(policy), instances.list(
+        fleet = FleetCircuits.step(gated.policy(), DependencyStatuses.of(policy), instances.list(
             policy.getMetadata().getNamespace(), i -> references.reference(i).map(self::equals).orElse(false))
-            .toList(), settings.clock().instant());
+            .map(i -> new FleetCircuits.Member(i.getMetadata().getName(), StatusMapper.toState(i.getStatus()),
+                i.getSpec() != null && Boolean.TRUE.equals(i.getSpec().suspend))).toList(), settings.clock().instant());
         status.dependencies = fleet.circuits().stream().map(DependencyStatuses::toStatus).toList();
       }
       if (!unreadable.isEmpty()) {

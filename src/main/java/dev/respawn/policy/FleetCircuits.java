@@ -1,14 +1,9 @@
-package dev.respawn.controller;
+package dev.respawn.policy;
 
-import dev.respawn.api.v1alpha1.AgentInstance;
-import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.Phase;
-import dev.respawn.policy.DependencyCircuit;
 import dev.respawn.policy.DependencyCircuit.Blame;
 import dev.respawn.policy.DependencyCircuit.ProbeOutcome;
 import dev.respawn.policy.DependencyCircuit.Waiter;
-import dev.respawn.policy.DependencySettings;
-import dev.respawn.policy.RestartPolicy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,18 +12,22 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The policy reconciler's view of a fleet for its shared dependencies (api.md §11): from the statuses of
- * the instances that use the policy, every instance's latest blamed failure, who waits, and how each
- * probe's run went; then one step of each circuit. The policy reconciler is the circuits' one writer.
+ * A policy's shared dependencies seen over its fleet (api.md §11): from the state of every instance that
+ * uses the policy, each instance's latest blamed failure, who waits, and how each probe's run went; then
+ * one step of each circuit. Pure: the policy reconciler (the circuits' one writer) and the fleet
+ * simulator both use it.
  */
-final class DependencyFleet {
+public final class FleetCircuits {
+  /** One instance of the fleet: its name, its state, and whether it is suspended. */
+  public record Member(String name, InstanceState state, boolean suspended) {}
+
   /** The next value of every circuit, what changed, and when to look again. */
-  record Result(List<DependencyCircuit> circuits, Map<String, List<DependencyCircuit.Transition>> transitions,
+  public record Result(List<DependencyCircuit> circuits, Map<String, List<DependencyCircuit.Transition>> transitions,
       Optional<Instant> wakeAt) {}
 
-  private DependencyFleet() {}
+  private FleetCircuits() {}
 
-  static Result step(RestartPolicy policy, Map<String, DependencyCircuit> current, List<AgentInstance> fleet,
+  public static Result step(RestartPolicy policy, Map<String, DependencyCircuit> current, List<Member> fleet,
       Instant now) {
     List<DependencyCircuit> circuits = new ArrayList<>();
     Map<String, List<DependencyCircuit.Transition>> transitions = new HashMap<>();
@@ -37,19 +36,19 @@ final class DependencyFleet {
       DependencyCircuit c = current.getOrDefault(s.name(), DependencyCircuit.closed(s.name()));
       List<Blame> blames = new ArrayList<>();
       List<Waiter> waiting = new ArrayList<>();
-      Map<String, AgentInstance> byName = new HashMap<>();
-      for (AgentInstance i : fleet) {
-        byName.put(i.getMetadata().getName(), i);
-        AgentInstanceStatus st = i.getStatus();
-        if (st == null || suspended(i)) {
+      Map<String, Member> byName = new HashMap<>();
+      for (Member m : fleet) {
+        byName.put(m.name(), m);
+        InstanceState st = m.state();
+        if (m.suspended()) {
           continue;
         }
-        Instant failedAt = st.lastFailure == null ? null : StatusMapper.time(st.lastFailure.at);
-        if (st.lastFailure != null && s.name().equals(st.lastFailure.dependency) && failedAt != null) {
-          blames.add(new Blame(i.getMetadata().getName(), failedAt));
+        Instant failedAt = st.lastFailure == null ? null : st.lastFailure.at();
+        if (st.lastFailure != null && s.name().equals(st.lastFailure.dependency()) && failedAt != null) {
+          blames.add(new Blame(m.name(), failedAt));
         }
         if (st.phase == Phase.CircuitOpen && s.name().equals(st.waitingFor)) {
-          waiting.add(new Waiter(i.getMetadata().getName(), failedAt));
+          waiting.add(new Waiter(m.name(), failedAt));
         }
       }
       Map<String, ProbeOutcome> runs = new HashMap<>();
@@ -70,27 +69,23 @@ final class DependencyFleet {
   }
 
   /** How a probe's run went: failed again (blamed after HalfOpen), healthy (it stopped waiting), or still going. */
-  private static ProbeOutcome outcome(AgentInstance i, String dependency, Instant halfOpenAt,
+  private static ProbeOutcome outcome(Member m, String dependency, Instant halfOpenAt,
       Map<String, Instant> failures) {
-    if (i == null || i.getStatus() == null || suspended(i)) {
+    if (m == null || m.suspended()) {
       return ProbeOutcome.GONE;
     }
-    AgentInstanceStatus st = i.getStatus();
-    Instant failedAt = st.lastFailure == null ? null : StatusMapper.time(st.lastFailure.at);
+    InstanceState st = m.state();
+    Instant failedAt = st.lastFailure == null ? null : st.lastFailure.at();
     if (failedAt != null && halfOpenAt != null && failedAt.isAfter(halfOpenAt)) {
-      if (!dependency.equals(st.lastFailure.dependency)) {
+      if (!dependency.equals(st.lastFailure.dependency())) {
         return ProbeOutcome.GONE; // its run failed for another reason: it proves nothing, another waiter probes
       }
-      failures.put(i.getMetadata().getName(), failedAt);
+      failures.put(m.name(), failedAt);
       return ProbeOutcome.FAILED;
     }
     if (st.waitingFor == null) {
       return st.phase == Phase.Running ? ProbeOutcome.HEALTHY : ProbeOutcome.GONE;
     }
     return ProbeOutcome.RUNNING;
-  }
-
-  private static boolean suspended(AgentInstance i) {
-    return i.getSpec() != null && Boolean.TRUE.equals(i.getSpec().suspend);
   }
 }
