@@ -13,10 +13,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: operator
 {{- end -}}
 
+{{/* The kustomize base's labels, and Helm's: instance (also a selector label), managed-by, chart. The
+     Deployment adds app.kubernetes.io/version, as the base does. */}}
 {{- define "respawn.labels" -}}
 {{ include "respawn.selectorLabels" . }}
 app.kubernetes.io/part-of: respawn
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}

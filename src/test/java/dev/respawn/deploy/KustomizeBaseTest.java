@@ -109,7 +109,8 @@ class KustomizeBaseTest {
   @Test
   void theOperatorRunsLeaderElectedWithItsMetricsPort() {
     Container c = operator();
-    assertThat(c.getArgs()).containsExactly("operator", "--leader-election", "--metrics-port", "8080");
+    assertThat(c.getArgs()).containsExactly("operator", "--leader-election", "--metrics-port", "8080", "--tier",
+        "Enterprise");
     assertThat(c.getPorts()).singleElement().satisfies(p -> {
       assertThat(p.getName()).isEqualTo("metrics");
       assertThat(p.getContainerPort()).isEqualTo(8080);

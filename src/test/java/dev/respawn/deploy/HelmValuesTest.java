@@ -1,0 +1,156 @@
+package dev.respawn.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the chart's values do, as {@code helm template} renders them: the operator's flags (tier, namespaces,
+ * default policy, leader election, metrics port), the image, and the RBAC that follows the watched
+ * namespaces and leader election.
+ */
+class HelmValuesTest {
+  static Deployment deployment(List<HasMetadata> objects) {
+    return HelmChart.ofKind(objects, "Deployment", Deployment.class).get(0);
+  }
+
+  static Container operator(List<HasMetadata> objects) {
+    return deployment(objects).getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
+  @Test
+  void tierAndDefaultPolicyBecomeFlags() {
+    List<String> args = operator(HelmChart.render("{tier: Core, defaultPolicy: policies/standard}")).getArgs();
+    assertThat(args).containsSubsequence("--tier", "Core").containsSubsequence("--default-policy", "policies/standard")
+        .doesNotContain("Enterprise", "--namespaces");
+  }
+
+  @Test
+  void watchedNamespacesAreBoundEachByARoleBindingInsteadOfClusterWide() {
+    List<HasMetadata> objects = HelmChart.render("watchNamespaces: [team-a, team-b]");
+    assertThat(operator(objects).getArgs()).containsSubsequence("--namespaces", "team-a,team-b");
+    assertThat(HelmChart.ofKind(objects, "ClusterRoleBinding", ClusterRoleBinding.class)).isEmpty();
+    List<RoleBinding> toTheClusterRole = HelmChart.ofKind(objects, "RoleBinding", RoleBinding.class).stream()
+        .filter(b -> b.getRoleRef().getKind().equals("ClusterRole")).toList();
+    assertThat(toTheClusterRole).extracting(b -> b.getMetadata().getNamespace())
+        .containsExactlyInAnyOrder("team-a", "team-b");
+    assertThat(toTheClusterRole).allSatisfy(b -> {
+      assertThat(b.getRoleRef().getName()).isEqualTo("respawn-operator");
+      assertThat(b.getSubjects()).singleElement().satisfies(s -> {
+        assertThat(s.getName()).isEqualTo(DeployManifests.SERVICE_ACCOUNT);
+        assertThat(s.getNamespace()).isEqualTo(HelmChart.NAMESPACE);
+      });
+    });
+    assertThat(HelmChart.ofKind(objects, "ClusterRole", ClusterRole.class)).hasSize(1);
+  }
+
+  @Test
+  void withoutLeaderElectionThereIsNoLeaseRoleAndNoFlag() {
+    List<HasMetadata> objects = HelmChart.render("leaderElection: {enabled: false}");
+    assertThat(operator(objects).getArgs()).doesNotContain("--leader-election", "--leader-election-namespace");
+    assertThat(HelmChart.ofKind(objects, "Role", Role.class)).isEmpty();
+    assertThat(HelmChart.ofKind(objects, "RoleBinding", RoleBinding.class)).isEmpty();
+    assertThat(HelmChart.ofKind(objects, "ClusterRole", ClusterRole.class).get(0).getRules())
+        .noneSatisfy(r -> assertThat(r.getResources()).contains("selfsubjectrulesreviews"));
+    assertThat(deployment(objects).getSpec().getReplicas()).isEqualTo(1);
+  }
+
+  @Test
+  void theLeaseNamespaceMovesTheRoleButNotTheServiceAccount() {
+    List<HasMetadata> objects = HelmChart.render("{replicaCount: 2, leaderElection: {namespace: ops}}");
+    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election", "--leader-election-namespace",
+        "ops");
+    assertThat(HelmChart.ofKind(objects, "Role", Role.class)).singleElement()
+        .satisfies(r -> assertThat(r.getMetadata().getNamespace()).isEqualTo("ops"));
+    RoleBinding binding = HelmChart.ofKind(objects, "RoleBinding", RoleBinding.class).get(0);
+    assertThat(binding.getMetadata().getNamespace()).isEqualTo("ops");
+    assertThat(binding.getSubjects().get(0).getNamespace()).isEqualTo(HelmChart.NAMESPACE);
+    assertThat(deployment(objects).getSpec().getReplicas()).isEqualTo(2);
+  }
+
+  @Test
+  void theMetricsPortIsTheFlagTheContainerPortAndTheServicePort() {
+    List<HasMetadata> objects = HelmChart.render("metrics: {port: 9090}");
+    Container c = operator(objects);
+    assertThat(c.getArgs()).containsSubsequence("--metrics-port", "9090").doesNotContain("8080");
+    assertThat(c.getPorts()).singleElement().satisfies(p -> {
+      assertThat(p.getName()).isEqualTo("metrics");
+      assertThat(p.getContainerPort()).isEqualTo(9090);
+    });
+    assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+    assertThat(HelmChart.ofKind(objects, "Service", Service.class).get(0).getSpec().getPorts()).singleElement()
+        .satisfies(p -> assertThat(p.getPort()).isEqualTo(9090));
+    assertThat(HelmChart.template("metrics: {port: 9090, service: {enabled: false}}"))
+        .doesNotContain("kind: Service\n");
+  }
+
+  @Test
+  void theImageIsRepositoryAndTagOrPinnedByDigest() {
+    Container tagged = operator(HelmChart.render("image: {repository: registry.example/respawn, tag: 0.2.0, "
+        + "pullPolicy: Always}"));
+    assertThat(tagged.getImage()).isEqualTo("registry.example/respawn:0.2.0");
+    assertThat(tagged.getImagePullPolicy()).isEqualTo("Always");
+    String digest = "sha256:" + "ab".repeat(32);
+    assertThat(operator(HelmChart.render("image: {tag: 0.2.0, digest: '" + digest + "'}")).getImage())
+        .isEqualTo("ghcr.io/respawn-dev/respawn@" + digest);
+  }
+
+  @Test
+  void logsResourcesAndExtraEnvironment() {
+    Container c = operator(HelmChart.render("""
+        logFormat: text
+        logLevel: DEBUG
+        resources: {requests: {cpu: 50m, memory: 128Mi}, limits: {cpu: null, memory: 1Gi}}
+        extraEnv: [{name: HTTPS_PROXY, value: 'http://proxy:3128'}]
+        """));
+    assertThat(c.getEnv()).extracting(e -> e.getName() + "=" + e.getValue()).contains("RESPAWN_LOG_FORMAT=text",
+        "RESPAWN_LOG_LEVEL=DEBUG", "HTTPS_PROXY=http://proxy:3128");
+    assertThat(c.getResources().getRequests()).extractingByKey("cpu").hasToString("50m");
+    // helm merges maps with the defaults: null removes the default CPU limit
+    assertThat(c.getResources().getLimits()).containsOnlyKeys("memory");
+  }
+
+  @Test
+  void anExistingServiceAccountMustBeNamedAndIsThenBound() {
+    assertThat(HelmChart.templateError("serviceAccount: {create: false}"))
+        .contains("serviceAccount.name is required when serviceAccount.create is false");
+    List<HasMetadata> objects = HelmChart.render("serviceAccount: {create: false, name: existing}");
+    assertThat(HelmChart.ofKind(objects, "ServiceAccount", ServiceAccount.class)).isEmpty();
+    assertThat(deployment(objects).getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("existing");
+    assertThat(HelmChart.ofKind(objects, "ClusterRoleBinding", ClusterRoleBinding.class).get(0).getSubjects())
+        .singleElement().satisfies(s -> assertThat(s.getName()).isEqualTo("existing"));
+  }
+
+  @Test
+  void withoutRbacTheChartCreatesNoRoleOrBinding() {
+    assertThat(HelmChart.render("rbac: {create: false}")).extracting(HasMetadata::getKind)
+        .containsExactlyInAnyOrder("ServiceAccount", "Service", "Deployment");
+  }
+
+  @Test
+  void aServiceMonitorNeedsTheMetricsService() {
+    assertThat(HelmChart.templateError("metrics: {service: {enabled: false}, serviceMonitor: {enabled: true}}"))
+        .contains("metrics.serviceMonitor.enabled needs metrics.service.enabled");
+  }
+
+  @Test
+  void anotherReleaseNameNamesEverythingAfterIt() {
+    String manifest = new com.marcnuri.helm.Helm(HelmChart.CHART).template().withName("agents")
+        .withNamespace("platform").withKubeVersion(HelmChart.KUBE_VERSION).call();
+    List<HasMetadata> objects = HelmChart.objects(manifest);
+    assertThat(objects).extracting(o -> o.getKind() + " " + o.getMetadata().getName()).contains(
+        "Deployment agents-respawn", "Service agents-respawn-metrics", "Role agents-respawn-leader-election");
+    assertThat(HelmChart.ofKind(objects, "ClusterRoleBinding", ClusterRoleBinding.class).get(0).getSubjects())
+        .singleElement().satisfies(s -> assertThat(s.getNamespace()).isEqualTo("platform"));
+  }
+}
