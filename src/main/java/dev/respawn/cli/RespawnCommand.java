@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "respawn", mixinStandardHelpOptions = true, version = "respawn 0.1.0",
     description = "Respawn keeps AI agents alive on Kubernetes.",
     subcommands = {OperatorCommand.class, StatusCommand.class, RestartCommand.class, ResumeCommand.class,
-        VerifyRestartedCommand.class, SimulateCommand.class, SandboxCommand.class})
+        VerifyRestartedCommand.class, SimulateCommand.class, SimulateFleetCommand.class, SandboxCommand.class})
 public final class RespawnCommand {
   private RespawnCommand() {}
 

@@ -135,12 +135,21 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     return out.size() > s.failureThreshold() ? out.subList(out.size() - s.failureThreshold(), out.size()) : out;
   }
 
-  /** When {@code instance}, waiting for this dependency, may run (api.md §11). */
-  public Release release(DependencySettings s, String instance, Instant now) {
+  /**
+   * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt}, may run
+   * (api.md §11). A probe whose run was blamed again does not run again: the circuit reopens.
+   */
+  public Release release(DependencySettings s, String instance, Instant blamedAt, Instant now) {
     return switch (state) {
       case Open -> new Release(Optional.ofNullable(halfOpenAt), false);
-      case HalfOpen -> probes.contains(instance) ? new Release(Optional.ofNullable(halfOpenAt), true)
-          : new Release(Optional.empty(), false);
+      case HalfOpen -> {
+        boolean failedAsProbe = blamedAt != null && halfOpenAt != null && blamedAt.isAfter(halfOpenAt);
+        if (failedAsProbe) {
+          yield new Release(Optional.of(blamedAt.plus(s.openDuration())), false);
+        }
+        yield probes.contains(instance) ? new Release(Optional.ofNullable(halfOpenAt), true)
+            : new Release(Optional.empty(), false);
+      }
       default -> {
         int index = releaseOrder.indexOf(instance);
         Instant at = index < 0 || closedAt == null ? now : s.releaseAt(closedAt, index);

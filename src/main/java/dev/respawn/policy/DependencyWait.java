@@ -38,7 +38,7 @@ final class DependencyWait {
     s.waitingFor = settings.name();
     s.lastRestart = new RestartInfo("Failure", summary, s.currentPod, null, d.now, null, "", null, null);
     Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
-        : circuit.release(settings, d.instance(), d.now).at();
+        : circuit.release(settings, d.instance(), d.now, d.now).at();
     s.nextRestartAt = at.orElse(null);
     Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
     d.decided("Wait", ReasonCode.DEPENDENCY_CIRCUIT_OPEN, c.maxRetries(), delay, cls, null, 0, "system");
@@ -83,7 +83,7 @@ final class DependencyWait {
       d.wakeAt(s.nextRestartAt);
       return due;
     }
-    DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), d.now);
+    DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt, d.now);
     s.nextRestartAt = release.at().orElse(null);
     release.at().ifPresent(d::wakeAt);
     return release.now();

@@ -78,12 +78,12 @@ class DependencyCircuitTest {
     assertThat(half.next().state()).isEqualTo(CircuitState.HalfOpen);
     assertThat(half.next().probes()).containsExactly("c", "e");
     assertThat(half.next().waiting()).isEqualTo(3);
-    assertThat(half.next().release(MODEL_API, "c", t(32)).now()).isTrue();
-    assertThat(half.next().release(MODEL_API, "d", t(32))).satisfies(r -> {
+    assertThat(half.next().release(MODEL_API, "c", T0, t(32)).now()).isTrue();
+    assertThat(half.next().release(MODEL_API, "d", T0, t(32))).satisfies(r -> {
       assertThat(r.now()).isFalse();
       assertThat(r.at()).isEmpty();
     });
-    assertThat(open.release(MODEL_API, "d", t(10))).satisfies(r -> {
+    assertThat(open.release(MODEL_API, "d", T0, t(10))).satisfies(r -> {
       assertThat(r.now()).isFalse();
       assertThat(r.at()).contains(t(32));
     });
@@ -99,10 +99,10 @@ class DependencyCircuitTest {
     assertThat(closed.state()).isEqualTo(CircuitState.Closed);
     assertThat(closed.closedAt()).isEqualTo(t(40));
     assertThat(closed.releaseOrder()).containsExactly("f", "e", "d");
-    assertThat(closed.release(MODEL_API, "f", t(40)).at()).contains(t(40));
-    assertThat(closed.release(MODEL_API, "e", t(40)).at()).contains(t(40).plusMillis(200));
-    assertThat(closed.release(MODEL_API, "d", t(40)).now()).isFalse();
-    assertThat(closed.release(MODEL_API, "d", t(40).plusMillis(400)).now()).isTrue();
+    assertThat(closed.release(MODEL_API, "f", T0, t(40)).at()).contains(t(40));
+    assertThat(closed.release(MODEL_API, "e", T0, t(40)).at()).contains(t(40).plusMillis(200));
+    assertThat(closed.release(MODEL_API, "d", T0, t(40)).now()).isFalse();
+    assertThat(closed.release(MODEL_API, "d", T0, t(40).plusMillis(400)).now()).isTrue();
     // once every release time passed, the order is forgotten
     Step later = advance(closed, List.of(), List.of(), t(41));
     assertThat(later.next().releaseOrder()).isEmpty();
@@ -123,6 +123,16 @@ class DependencyCircuitTest {
         Map.of("c", ProbeOutcome.GONE, "e", ProbeOutcome.RUNNING), Map.of(), t(36));
     assertThat(replaced.next().state()).isEqualTo(CircuitState.HalfOpen);
     assertThat(replaced.next().probes()).containsExactly("e", "d");
+  }
+
+  @Test
+  void aProbeWhoseRunWasBlamedAgainDoesNotRunAgainBeforeTheCircuitReopens() {
+    DependencyCircuit half = halfOpen();
+    assertThat(half.release(MODEL_API, "c", t(35), t(36))).satisfies(r -> {
+      assertThat(r.now()).isFalse();
+      assertThat(r.at()).contains(t(65));
+    });
+    assertThat(half.release(MODEL_API, "e", t(4), t(36)).now()).isTrue();
   }
 
   @Test
