@@ -63,7 +63,8 @@ public final class SandboxCommand implements Callable<Integer> {
       if (complete) {
         out.println("The whole lifecycle happened: retries with backoff and recovery (coder), a permanent "
             + "failure (reviewer), a heartbeat stall resumed from its checkpoint (researcher), restarts "
-            + "asked for with exit code 42 (tdd), a latched circuit resumed by an operator (worker).");
+            + "asked for with exit code 42 (tdd), a latched circuit resumed by an operator (worker), a fleet that "
+            + "waited out an outage of its shared model API, probed and released (fleet-0..3).");
       } else {
         out.println("The story did not complete within " + timeoutSeconds + "s; still waiting: "
             + sandbox.unfinished());

@@ -75,6 +75,8 @@ public final class Narrator {
       case CIRCUIT_OPEN -> "failed (" + failure + "): circuit_open - " + ("Escalated".equals(String.valueOf(s.phase))
           ? "latched: Escalated until an operator resumes it" : "next run is the HalfOpen trial in "
           + seconds(d.delaySeconds));
+      case DEPENDENCY_CIRCUIT_OPEN -> "failed (" + failure + "): waits for " + s.waitingFor
+          + " (its circuit is shared by the fleet) - not counted against the agent";
       case RESTART_REQUESTED -> "asked for its own restart (exit code " + lastExitCode(s) + ": \""
           + (s.lastRestart == null ? "" : s.lastRestart.reason) + "\"): restarted at once, not a failure";
       case RESUMED -> "resume requested by an operator: new lifecycle, restarting now";

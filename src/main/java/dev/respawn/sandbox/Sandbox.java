@@ -32,7 +32,7 @@ public final class Sandbox implements AutoCloseable {
   public static final String NAMESPACE = "agents";
   static final List<String> EXAMPLES = List.of("00-namespace.yaml", "01-coding-agent-exponential.yaml",
       "02-permanent-failures.yaml", "03-heartbeat-resume.yaml", "04-restart-request-exit-42.yaml",
-      "05-latched-circuit.yaml");
+      "05-latched-circuit.yaml", "06-shared-model-api.yaml");
 
   private final PrintWriter out;
   private final TimeScale scale;

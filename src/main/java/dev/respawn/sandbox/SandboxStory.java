@@ -11,8 +11,8 @@ import java.util.function.Predicate;
 /**
  * What each example agent does in the sandbox (its runs, played by the simulated kubelet) and
  * when its part of the story is over. Together they show failures and backoff, a permanent
- * failure, a heartbeat stall with resume from a checkpoint, exit code 42, and a latched circuit
- * that an operator resumes.
+ * failure, a heartbeat stall with resume from a checkpoint, exit code 42, a latched circuit that an
+ * operator resumes, and a fleet that waits out an outage of the model API it shares.
  */
 public final class SandboxStory {
   /** The request id the sandbox uses when it resumes the latched worker. */
@@ -44,6 +44,13 @@ public final class SandboxStory {
         Run.exit(1, "Error", "tool call failed: HTTP 503").after(Duration.ofMillis(500)),
         Run.exit(1, "Error", "tool call failed: HTTP 503").after(Duration.ofMillis(500)),
         Run.runForever());
+    // a fleet meets an outage of the model API it shares: the circuit opens, a probe, the release
+    for (int n = 0; n < 4; n++) {
+      add("fleet-" + n, s -> s.run != null && s.run >= 2 && s.phase == Phase.Running && s.waitingFor == null
+              && zero(s.attempt),
+          Run.exit(1, "Error", "upstream model API answered HTTP 503").after(Duration.ofMillis(1000 + 400L * n)),
+          Run.runForever());
+    }
   }
 
   private void add(String instance, Predicate<AgentInstanceStatus> finished, Run... script) {

@@ -7,6 +7,7 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.policy.PolicyCompiler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.InputStream;
@@ -68,7 +69,12 @@ class ExamplesTest {
         String lease = i.getSpec().heartbeat != null && i.getSpec().heartbeat.leaseName != null
             ? i.getSpec().heartbeat.leaseName : i.getMetadata().getName();
         String account = i.getSpec().template.getSpec().getServiceAccountName();
-        assertThat(objects).filteredOn(Role.class::isInstance).map(Role.class::cast).singleElement()
+        // the agent's ServiceAccount is bound to exactly one Role, and that Role grants only its own Lease
+        List<String> bound = objects.stream().filter(RoleBinding.class::isInstance).map(RoleBinding.class::cast)
+            .filter(b -> b.getSubjects().stream().anyMatch(sub -> account.equals(sub.getName())))
+            .map(b -> b.getRoleRef().getName()).toList();
+        assertThat(objects).filteredOn(Role.class::isInstance).map(Role.class::cast)
+            .filteredOn(r -> bound.contains(r.getMetadata().getName())).singleElement()
             .satisfies(r -> assertThat(r.getRules()).singleElement().satisfies(rule -> {
               assertThat(rule.getResources()).containsExactly("leases");
               assertThat(rule.getResourceNames()).containsExactly(lease);
