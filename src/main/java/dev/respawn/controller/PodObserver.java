@@ -22,7 +22,7 @@ public final class PodObserver {
     PodStatus st = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
     String phase = st.getPhase() == null ? "Pending" : st.getPhase();
     Optional<ContainerStatus> agent = agentStatus(pod, agentContainer);
-    Instant created = latest(StatusMapper.time(pod.getMetadata().getCreationTimestamp()));
+    Instant created = startedAt(pod);
     PodView.Stage stage;
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       stage = PodView.Stage.FINISHED;
@@ -51,6 +51,19 @@ public final class PodObserver {
     boolean ready = condition(st, "Ready").map(c -> "True".equals(c.getStatus())).orElse(false);
     return new PodView(pod.getMetadata().getName(), pod.getMetadata().getUid(), stage, created,
         stage == PodView.Stage.PENDING ? null : started, waitingReason, waitingMessage, ready);
+  }
+
+  /** When the operator started the pod's run (its annotation), else the latest its creation time can mean. */
+  private static Instant startedAt(Pod pod) {
+    String exact = pod.getMetadata().getAnnotations() == null ? null
+        : pod.getMetadata().getAnnotations().get(dev.respawn.api.v1alpha1.AgentInstance.STARTED_AT_ANNOTATION);
+    Instant at = null;
+    try {
+      at = StatusMapper.time(exact);
+    } catch (RuntimeException e) {
+      // not a time (someone edited it): the pod's own creation time serves
+    }
+    return at != null ? at : latest(StatusMapper.time(pod.getMetadata().getCreationTimestamp()));
   }
 
   /**

@@ -103,6 +103,12 @@ class ApiEconomyScenarioTest {
     assertThat(writes).filteredOn(w -> !w.resource().startsWith("events")).extracting(RequestLog.Request::key)
         .containsExactlyInAnyOrder("PATCH agentinstances.respawn.dev/status", "POST pods",
             "PATCH agentinstances.respawn.dev/status", "DELETE pods");
+    // the start's status was written only once the run ran: its exact time travelled with the pod
+    var st = f.get("once").getStatus();
+    assertThat(f.pod("once-2").getMetadata().getAnnotations())
+        .containsEntry(AgentInstance.STARTED_AT_ANNOTATION, st.lastRestart.startedAt);
+    assertThat(java.time.Instant.parse(st.lastRestart.startedAt))
+        .isAfterOrEqualTo(java.time.Instant.parse(st.lastDecision.at).plusMillis(100));
   }
 
   @Test

@@ -39,6 +39,8 @@ public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstan
   /** Optional reason of a restart request, recorded in status.lastRestart.reason. */
   public static final String RESTART_REASON_ANNOTATION = "respawn.dev/restart-reason";
   public static final String RESUME_ANNOTATION = "respawn.dev/resume";
+  /** Pod annotation: when the operator decided to start this run (RFC 3339, the operator's clock). */
+  public static final String STARTED_AT_ANNOTATION = "respawn.dev/started-at";
   /** Pod label naming the instance. */
   public static final String INSTANCE_LABEL = "respawn.dev/instance";
   /** Pod label carrying the run number. */
