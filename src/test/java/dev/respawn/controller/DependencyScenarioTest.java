@@ -103,4 +103,33 @@ class DependencyScenarioTest {
         .anySatisfy(n -> assertThat(n).contains("Open -> HalfOpen"))
         .anySatisfy(n -> assertThat(n).contains("HalfOpen -> Closed")));
   }
+
+  @Test
+  void anOperatorRestartedWhileTheCircuitIsOpenLosesNothingAndStartsNothingEarly() {
+    f.policy("fleet", FLEET.replace("openDuration: 1500ms", "openDuration: 3s"));
+    List<String> names = List.of("b0", "b1", "b2", "b3");
+    for (int n = 0; n < names.size(); n++) {
+      f.kubelet.script(names.get(n), Run.exit(1, "Error", "upstream model API answered HTTP 503")
+          .after(Duration.ofMillis(300 + 300L * n)), Run.runForever());
+      f.instance(names.get(n), "fleet");
+    }
+    AgentRestartPolicy open = f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state == CircuitState.Open
+        && modelApi(p).waiting != null && modelApi(p).waiting >= 2);
+    Instant halfOpenAt = Instant.parse(modelApi(open).halfOpenAt);
+    f.restartOperator();
+    // the new process reads the circuit from status: the waiting instances stay put until halfOpenAt
+    f.holdsFor(Duration.ofMillis(800), () -> List.of(f.get("b2"), f.get("b3")),
+        l -> l.stream().allMatch(i -> i.getStatus().run == 1 && i.getStatus().phase == Phase.CircuitOpen));
+    AgentRestartPolicy closed = f.awaitPolicy("fleet", p -> modelApi(p) != null
+        && modelApi(p).state == CircuitState.Closed && modelApi(p).closedAt != null);
+    assertThat(modelApi(closed).trips).as("the open circuit was not forgotten nor opened twice").isEqualTo(1);
+    for (String name : List.of("b2", "b3")) {
+      AgentInstance running = f.awaitInstance(name, i -> at(i, 2, Phase.Running) && i.getStatus().waitingFor == null);
+      assertThat(Instant.parse(running.getStatus().lastRestart.startedAt)).as("nothing before the probe time")
+          .isAfterOrEqualTo(halfOpenAt);
+      assertThat(running.getStatus().attempt).isZero();
+    }
+    assertThat(f.podsEverCreated("b2")).containsExactly("b2-1", "b2-2");
+    assertThat(f.podsEverCreated("b3")).containsExactly("b3-1", "b3-2");
+  }
 }
