@@ -291,33 +291,4 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
     return pod.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL);
   }
-
-  /** A periodic Lease renewal; stop it to let the heartbeat go stale. */
-  public static final class Heartbeat implements AutoCloseable {
-    private final Future<?> future;
-    private final AtomicInteger renewals;
-
-    Heartbeat(Future<?> future, AtomicInteger renewals) {
-      this.future = future;
-      this.renewals = renewals;
-    }
-
-    /** Successful renewals so far. */
-    public int renewals() {
-      return renewals.get();
-    }
-
-    public boolean isStopped() {
-      return future.isCancelled();
-    }
-
-    public void stop() {
-      future.cancel(false);
-    }
-
-    @Override
-    public void close() {
-      stop();
-    }
-  }
 }

@@ -12,7 +12,7 @@ import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.sandbox.Run;
-import dev.respawn.sandbox.SimulatedKubelet.Heartbeat;
+import dev.respawn.sandbox.Heartbeat;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.time.Duration;
 import java.util.Objects;

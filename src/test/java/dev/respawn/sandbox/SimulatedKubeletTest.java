@@ -295,7 +295,7 @@ class SimulatedKubeletTest {
   @Test
   void renewsPeriodicallyUntilStopped() {
     kubelet = new SimulatedKubelet(API.newClient(), ns); // the system clock: renewTime moves
-    SimulatedKubelet.Heartbeat heartbeat = kubelet.renewEvery(Duration.ofMillis(20), "periodic", "periodic-1",
+    Heartbeat heartbeat = kubelet.renewEvery(Duration.ofMillis(20), "periodic", "periodic-1",
         "Healthy");
 
     await().atMost(AT_MOST).until(() -> heartbeat.renewals() >= 3);
