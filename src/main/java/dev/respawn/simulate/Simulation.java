@@ -123,7 +123,7 @@ public final class Simulation {
       events.clear();
       notes.clear();
       Played played = play(step);
-      rows.add(row(i + 1, step, played));
+      rows.add(new SimulationRows(policy, state, now, notes, events).row(i + 1, step, played));
       endedAt = played.at;
       if (played.stuck != null) {
         stuck = played.stuck;
@@ -136,10 +136,10 @@ public final class Simulation {
   }
 
   /** What playing one step did. */
-  private record Played(int run, String pod, Instant started, Instant at, boolean ended, Stuck stuck) {}
+  record Played(int run, String pod, Instant started, Instant at, boolean ended, Stuck stuck) {}
 
   /** A run the operator cannot see ending: when its trouble began and why it is not seen. */
-  private record Stuck(Instant since, String why) {}
+  record Stuck(Instant since, String why) {}
 
   private Played play(StoryStep step) {
     boolean neverStarts = step.type() == EndingType.NEVER_STARTED;
@@ -333,94 +333,6 @@ public final class Simulation {
     }
   }
 
-  private Row row(int stepNo, StoryStep step, Played p) {
-    InstanceState.FailureInfo failure = state.lastFailure;
-    boolean failed = p.ended && failure != null && failure.pod().equals(p.pod) && failure.at().equals(p.at);
-    InstanceState.DecisionInfo decision = p.ended ? state.lastDecision : null;
-    String delay = null;
-    Double delaySeconds = null;
-    String nextStart = null;
-    Double nextStartSeconds = null;
-    if (p.ended && (state.phase == Phase.Backoff || state.phase == Phase.CircuitOpen)) {
-      Duration d = Duration.between(p.at, state.nextRestartAt);
-      delay = GoDuration.format(d);
-      delaySeconds = d.toMillis() / 1000.0;
-      nextStart = rel(state.nextRestartAt);
-      nextStartSeconds = seconds(state.nextRestartAt);
-    } else if (p.ended && state.run > p.run) { // started again in the same decision
-      delay = "0s";
-      delaySeconds = 0.0;
-      nextStart = rel(p.at);
-      nextStartSeconds = seconds(p.at);
-    }
-    String checkpoint = null;
-    if (p.ended && state.lastRestart != null && p.pod.equals(state.lastRestart.previousPod())) {
-      checkpoint = state.lastRestart.resumeCheckpoint();
-    }
-    List<String> rowNotes = new ArrayList<>(notes);
-    if (failed) {
-      addFailureNotes(rowNotes, failure, decision, checkpoint);
-    }
-    if (decision != null && decision.reasonCode() == ReasonCode.RESTART_REQUESTED) {
-      rowNotes.add("restart requested by the agent: not a failure");
-    }
-    Integer exitCode = step.type().reportedByKubernetes() ? step.effectiveExitCode() : null;
-    String reason = step.type().reportedByKubernetes() ? step.effectiveReason() : null;
-    return new Row(stepNo, step.token(), true, p.run, p.pod, rel(p.started), rel(p.at), seconds(p.at),
-        describe(step, p), exitCode, reason, step.message(),
-        failed ? name(failure.interruptionClass()) : null, failed ? failure.failureReason() : null,
-        failed && failure.rule() != null && !failure.rule().isEmpty() ? failure.rule() : null,
-        decision == null ? null : decision.action(), decision == null || decision.reasonCode() == null ? null : decision.reasonCode().code(),
-        delay, delaySeconds, nextStart, nextStartSeconds, state.attempt,
-        failed && decision != null && decision.reasonCode() != ReasonCode.FAILURE_IGNORED ? decision.maxAttempts()
-            : null, state.circuit.state().name(),
-        state.phase.name(), state.terminalReason == null ? null : state.terminalReason.name(), checkpoint,
-        List.copyOf(rowNotes), List.copyOf(events));
-  }
-
-  private void addFailureNotes(List<String> rowNotes, InstanceState.FailureInfo failure,
-      InstanceState.DecisionInfo decision, String checkpoint) {
-    if (failure.rule() != null && !failure.rule().isEmpty()) {
-      rowNotes.add("rule " + failure.rule());
-    } else if (decision != null && decision.maxAttempts() < policy.maxRetries()) {
-      rowNotes.add("built-in cap: at most " + decision.maxAttempts() + " retries for "
-          + ("OOMKilled".equals(failure.reason()) ? "OOMKilled" : name(failure.interruptionClass())));
-    }
-    if (decision != null && decision.reasonCode() == ReasonCode.FAILURE_IGNORED) {
-      rowNotes.add("ignored: not counted as a failure");
-    }
-    InstanceState.ResumeInfo resume = state.resume;
-    if (resume.reasonCode() != null && failure.at().equals(now) && decision != null
-        && resume.reasonCode() != ReasonCode.RESUME_MISSING_CHECKPOINT) {
-      if (checkpoint != null) {
-        rowNotes.add("resumes from " + checkpoint + " (cool-down "
-            + GoDuration.format(policy.resume().cooldown(failure.interruptionClass())) + ")");
-      } else if (!Boolean.TRUE.equals(resume.eligible())) {
-        rowNotes.add("no resume: " + resume.reasonCode());
-      }
-    }
-  }
-
-  private String describe(StoryStep step, Played p) {
-    return switch (step.type()) {
-      case EXIT -> "exit " + step.exitCode() + (step.message() != null ? ": " + step.message() : "");
-      case OOM -> "OOMKilled (exit " + step.effectiveExitCode() + ")";
-      case DEADLINE -> "DeadlineExceeded";
-      case EVICTED -> "evicted (" + step.effectiveReason() + ")";
-      case DELETED -> "pod deleted by someone else";
-      case NODE_LOST -> "node lost";
-      case NO_STATE -> "pod failed without a termination state";
-      case HEARTBEAT_STALL -> p.ended ? "heartbeat stale: no renewal seen for "
-          + GoDuration.format(policy.heartbeat().timeout().orElse(Duration.ZERO)) : "heartbeats stopped";
-      case STALLED -> "the agent reported Stalled";
-      case CRASHED -> "the agent reported Crashed";
-      case NEVER_STARTED -> p.ended ? "never started within "
-          + GoDuration.format(policy.heartbeat().startupGrace().orElse(Duration.ZERO)) + " (ImagePullBackOff)"
-          : "never starts (ImagePullBackOff)";
-      case OK -> "healthy for " + GoDuration.format(Duration.between(p.started, p.at));
-    };
-  }
-
   private Summary summary(Stuck stuck, Instant endedAt, List<String> notReached) {
     String outcome;
     Instant at;
@@ -462,11 +374,11 @@ public final class Simulation {
     return "+" + GoDuration.format(Duration.between(T0, t));
   }
 
-  private static double seconds(Instant t) {
+  static double seconds(Instant t) {
     return Duration.between(T0, t).toMillis() / 1000.0;
   }
 
-  private static String name(InterruptionClass c) {
+  static String name(InterruptionClass c) {
     return c == null ? null : c.name();
   }
 }
