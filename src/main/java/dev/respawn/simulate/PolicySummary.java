@@ -40,6 +40,11 @@ public final class PolicySummary {
     if (p.resume().mode() != ResumeMode.Off) {
       sb.append(" (").append(p.resume().maxAttempts()).append(" attempts)");
     }
+    if (!p.dependencies().isEmpty()) {
+      sb.append("; shared dependencies ").append(p.dependencies().stream().map(x -> x.name() + " ("
+          + x.failureThreshold() + " instances in " + d(x.window()) + ", open " + d(x.openDuration()) + ")")
+          .collect(Collectors.joining(", "))).append(", see simulate-fleet");
+    }
     if (!p.failureRules().isEmpty()) {
       sb.append("; rules ").append(p.failureRules().stream().map(r -> r.name() + "=" + r.action())
           .collect(Collectors.joining(", ")));
