@@ -4,8 +4,6 @@ import dev.respawn.policy.GoDuration;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 
 /** Timestamps of the status (RFC 3339), of {@code --since}, and short human ages. */
 final class Times {
@@ -13,14 +11,7 @@ final class Times {
 
   /** An RFC 3339 status timestamp; null when absent or unreadable. */
   static Instant parse(String text) {
-    if (text == null || text.isBlank()) {
-      return null;
-    }
-    try {
-      return OffsetDateTime.parse(text).toInstant();
-    } catch (DateTimeParseException e) {
-      return null;
-    }
+    return dev.respawn.api.v1alpha1.Timestamps.parse(text);
   }
 
   /**

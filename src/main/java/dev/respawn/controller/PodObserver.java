@@ -57,12 +57,7 @@ public final class PodObserver {
   private static Instant startedAt(Pod pod) {
     String exact = pod.getMetadata().getAnnotations() == null ? null
         : pod.getMetadata().getAnnotations().get(dev.respawn.api.v1alpha1.AgentInstance.STARTED_AT_ANNOTATION);
-    Instant at = null;
-    try {
-      at = StatusMapper.time(exact);
-    } catch (RuntimeException e) {
-      // not a time (someone edited it): the pod's own creation time serves
-    }
+    Instant at = StatusMapper.time(exact); // null when it is not a time (someone edited it)
     return at != null ? at : latest(StatusMapper.time(pod.getMetadata().getCreationTimestamp()));
   }
 

@@ -10,6 +10,7 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.RestartRecord;
 import dev.respawn.api.v1alpha1.ResumeStatus;
 import dev.respawn.api.v1alpha1.RunRecord;
+import dev.respawn.api.v1alpha1.Timestamps;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.policy.CircuitSnapshot;
 import dev.respawn.policy.InstanceState;
@@ -195,18 +196,12 @@ public final class StatusMapper {
   }
 
   static String text(Instant t) {
-    return t == null ? null : t.toString();
+    return Timestamps.format(t);
   }
 
+  /** A status timestamp; null when absent or unreadable (a hand-edited status never fails a reconcile). */
   static Instant time(String t) {
-    if (t == null || t.isEmpty()) {
-      return null;
-    }
-    try {
-      return Instant.parse(t);
-    } catch (RuntimeException e) {
-      return java.time.OffsetDateTime.parse(t).toInstant();
-    }
+    return Timestamps.parse(t);
   }
 
   private static List<String> texts(List<Instant> times) {

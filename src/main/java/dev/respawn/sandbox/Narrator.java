@@ -127,10 +127,11 @@ public final class Narrator {
   }
 
   private String nextRestart(AgentInstanceStatus s) {
-    if (s.nextRestartAt == null) {
+    java.time.Instant next = dev.respawn.api.v1alpha1.Timestamps.parse(s.nextRestartAt);
+    if (next == null) {
       return "";
     }
-    long ms = Duration.between(clock.instant(), Instant.parse(s.nextRestartAt)).toMillis();
+    long ms = Duration.between(clock.instant(), next).toMillis();
     return ms <= 0 ? "due" : String.format("in %.1fs", ms / 1000.0);
   }
 

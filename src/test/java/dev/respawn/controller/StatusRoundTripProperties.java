@@ -1,0 +1,111 @@
+package dev.respawn.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.HealthVerdict;
+import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.policy.CircuitSnapshot;
+import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.InstanceState.DecisionInfo;
+import dev.respawn.policy.InstanceState.FailureInfo;
+import dev.respawn.policy.InstanceState.HeartbeatInfo;
+import dev.respawn.policy.InstanceState.RestartInfo;
+import dev.respawn.policy.InstanceState.ResumeInfo;
+import dev.respawn.policy.InstanceState.RunInfo;
+import dev.respawn.policy.ReasonCode;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+import java.util.SplittableRandom;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/**
+ * The core's state is what status says: status -> state -> status (through JSON, as the API server
+ * keeps it) gives the same state back, for states of every shape.
+ */
+class StatusRoundTripProperties {
+  static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
+
+  @Property(tries = 300)
+  void stateSurvivesStatusAndJson(@ForAll long seed) {
+    InstanceState s = state(new SplittableRandom(seed));
+    AgentInstanceStatus status = StatusMapper.toStatus(s);
+    AgentInstanceStatus read = Serialization.unmarshal(Serialization.asJson(status), AgentInstanceStatus.class);
+    assertThat(StatusMapper.toState(read)).as("%s", s).isEqualTo(s);
+    assertThat(StatusMapper.toStatus(StatusMapper.toState(read))).usingRecursiveComparison().isEqualTo(status);
+  }
+
+  private static InstanceState state(RandomGenerator r) {
+    InstanceState s = new InstanceState();
+    s.phase = pick(r, Phase.values());
+    s.run = r.nextInt(0, 50);
+    s.currentPod = s.run == 0 ? null : "agent-" + s.run;
+    s.runStartedAt = maybe(r, time(r));
+    s.attempt = r.nextInt(0, 5);
+    s.firstFailureAt = maybe(r, time(r));
+    s.restarts = r.nextInt(0, 100);
+    s.nextRestartAt = maybe(r, time(r));
+    s.waitingFor = maybe(r, "model-api");
+    if (r.nextBoolean()) {
+      s.lastFailure = new FailureInfo("agent-1", "uid-1", pick(r, InterruptionClass.values()), "UnhandledException",
+          maybe(r, "Error"), maybe(r, r.nextInt(0, 256)), maybe(r, "network_timeout"), r.nextBoolean() ? "" : "rule",
+          r.nextBoolean(), time(r), maybe(r, "model-api"));
+    }
+    if (r.nextBoolean()) {
+      s.lastDecision = new DecisionInfo(pick(r, new String[] {"Restart", "Wait", "Escalate", "Fail"}),
+          maybe(r, pick(r, ReasonCode.values())), r.nextInt(0, 5), r.nextInt(0, 5), r.nextBoolean(),
+          r.nextInt(0, 1000) / 4.0, time(r));
+    }
+    if (r.nextBoolean()) {
+      List<Instant> failures = new ArrayList<>();
+      for (int i = r.nextInt(0, 4); i > 0; i--) {
+        failures.add(time(r));
+      }
+      s.circuit = new CircuitSnapshot(pick(r, CircuitState.values()), failures, r.nextInt(0, 9), maybe(r, time(r)),
+          maybe(r, time(r)), maybe(r, time(r)), maybe(r, time(r)));
+    }
+    if (r.nextBoolean()) {
+      s.heartbeat = new HeartbeatInfo(pick(r, HealthVerdict.values()), time(r), maybe(r, "step 3"));
+    }
+    if (r.nextBoolean()) {
+      s.resume = new ResumeInfo(maybe(r, "ckpt-1"), maybe(r, "in_progress"), maybe(r, r.nextBoolean()),
+          maybe(r, r.nextBoolean()), maybe(r, pick(r, ReasonCode.values())), r.nextInt(0, 300), r.nextInt(0, 3));
+    }
+    if (r.nextBoolean()) {
+      s.lastRestart = new RestartInfo(pick(r, new String[] {"Failure", "Manual", "Resume", "RestartRequest"}),
+          maybe(r, "why"), maybe(r, "agent-1"), maybe(r, "agent-2"), maybe(r, time(r)), maybe(r, time(r)),
+          r.nextBoolean() ? "" : "req-1", maybe(r, "ckpt-1"), maybe(r, pick(r, InterruptionClass.values())));
+    }
+    s.terminalReason = maybe(r, pick(r, TerminalReason.values()));
+    for (int i = r.nextInt(0, 4); i > 0; i--) {
+      s.recentRestarts.add(time(r));
+    }
+    for (int i = r.nextInt(0, 4); i > 0; i--) {
+      s.addHistory(new RunInfo(i, "agent-" + i, "uid-" + i, maybe(r, time(r)), maybe(r, time(r)), "Failure",
+          maybe(r, pick(r, InterruptionClass.values())), maybe(r, r.nextInt(0, 256)),
+          maybe(r, pick(r, ReasonCode.values()))));
+    }
+    s.handledRestartRequest = maybe(r, "restart-1");
+    s.handledResumeRequest = maybe(r, "resume-1");
+    return s;
+  }
+
+  private static Instant time(RandomGenerator r) {
+    return T0.plusMillis(r.nextLong(0, 86_400_000L)).plusNanos(r.nextInt(0, 1000) * 1000L);
+  }
+
+  private static <T> T maybe(RandomGenerator r, T value) {
+    return r.nextInt(4) == 0 ? null : value;
+  }
+
+  private static <T> T pick(RandomGenerator r, T[] values) {
+    return values[r.nextInt(values.length)];
+  }
+}
