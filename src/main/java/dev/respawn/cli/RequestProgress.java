@@ -43,7 +43,7 @@ record RequestProgress(State state, String message, AgentInstance instance) {
     String handledId = handled == null ? null : resume ? handled.resume : handled.restart;
     String kind = resume ? "resume" : "restart";
     if (id.equals(handledId) && !ours) {
-      if (!resume && last != null && "Resume".equals(last.kind) && last.requestId != null
+      if (!resume && last != null && dev.respawn.policy.RestartKind.Resume.name().equals(last.kind) && last.requestId != null
           && handled.resume != null && handled.resume.equals(last.requestId)) {
         return new RequestProgress(State.REFUSED, "restart request " + id + " was superseded by resume request "
             + last.requestId, instance);

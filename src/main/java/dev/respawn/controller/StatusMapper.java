@@ -14,7 +14,9 @@ import dev.respawn.api.v1alpha1.Timestamps;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.policy.CircuitSnapshot;
 import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.DecisionAction;
 import dev.respawn.policy.ReasonCode;
+import dev.respawn.policy.RestartKind;
 import dev.respawn.policy.InstanceState.DecisionInfo;
 import dev.respawn.policy.InstanceState.FailureInfo;
 import dev.respawn.policy.InstanceState.HeartbeatInfo;
@@ -52,7 +54,7 @@ public final class StatusMapper {
     }
     if (st.lastDecision != null) {
       DecisionStatus d = st.lastDecision;
-      s.lastDecision = new DecisionInfo(d.action, code(d.reasonCode), orZero(d.attempt), orZero(d.maxAttempts),
+      s.lastDecision = new DecisionInfo(named(DecisionAction.class, d.action), code(d.reasonCode), orZero(d.attempt), orZero(d.maxAttempts),
           Boolean.TRUE.equals(d.finalAttempt), d.delaySeconds == null ? 0 : d.delaySeconds, time(d.at));
     }
     if (st.circuitBreaker != null) {
@@ -71,7 +73,7 @@ public final class StatusMapper {
     }
     if (st.lastRestart != null) {
       RestartRecord r = st.lastRestart;
-      s.lastRestart = new RestartInfo(r.kind, r.reason, r.previousPod, r.pod, time(r.requestedAt), time(r.startedAt),
+      s.lastRestart = new RestartInfo(named(RestartKind.class, r.kind), r.reason, r.previousPod, r.pod, time(r.requestedAt), time(r.startedAt),
           r.requestId, r.resumeCheckpoint, r.interruptionClass);
     }
     s.terminalReason = st.terminalReason;
@@ -118,7 +120,7 @@ public final class StatusMapper {
     if (s.lastDecision != null) {
       DecisionInfo d = s.lastDecision;
       DecisionStatus ds = new DecisionStatus();
-      ds.action = d.action();
+      ds.action = d.action() == null ? null : d.action().name();
       ds.reasonCode = text(d.reasonCode());
       ds.attempt = d.attempt();
       ds.maxAttempts = d.maxAttempts();
@@ -160,7 +162,7 @@ public final class StatusMapper {
     if (s.lastRestart != null) {
       RestartInfo r = s.lastRestart;
       RestartRecord rr = new RestartRecord();
-      rr.kind = r.kind();
+      rr.kind = r.kind() == null ? null : r.kind().name();
       rr.reason = r.reason();
       rr.previousPod = r.previousPod();
       rr.pod = r.pod();
@@ -222,5 +224,15 @@ public final class StatusMapper {
 
   private static String text(ReasonCode code) {
     return code == null ? null : code.code();
+  }
+
+  /** The constant of that name; null for null or a name this version does not know. */
+  private static <E extends Enum<E>> E named(Class<E> type, String name) {
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equals(name)) {
+        return e;
+      }
+    }
+    return null;
   }
 }

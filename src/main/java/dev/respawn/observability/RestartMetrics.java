@@ -79,7 +79,7 @@ public final class RestartMetrics {
     for (Notice n : d.notices()) {
       switch (n.reason()) {
         case RestartStarted -> {
-          attempts("started", s.lastRestart != null && "Failure".equals(s.lastRestart.kind()) ? failureClass : "None");
+          attempts("started", s.lastRestart != null && s.lastRestart.kind() == dev.respawn.policy.RestartKind.Failure ? failureClass : "None");
           if (s.lastRestart != null && s.lastRestart.requestedAt() != null && s.lastRestart.startedAt() != null) {
             actual.record(seconds(Duration.between(s.lastRestart.requestedAt(), s.lastRestart.startedAt())));
           }

@@ -82,11 +82,11 @@ final class DecisionDraft {
   }
 
   /** Records a decision with a reason code in status.lastDecision and in the audit line. */
-  void decided(String action, ReasonCode code, int maxAttempts, Duration delay, InterruptionClass cls, Boolean eligible,
+  void decided(DecisionAction action, ReasonCode code, int maxAttempts, Duration delay, InterruptionClass cls, Boolean eligible,
       long cooldownRemaining, String actor) {
     reasonCode = code;
     state.lastDecision = new DecisionInfo(action, code, state.attempt, maxAttempts,
-        "Restart".equals(action) && state.attempt > 0 && state.attempt >= maxAttempts,
+        action == DecisionAction.Restart && state.attempt > 0 && state.attempt >= maxAttempts,
         delay.toMillis() / 1000.0, now);
     audit = new AuditRecord(eligible != null ? "resume_decision" : "restart_decision", obs.namespace(),
         obs.instance(), state.run, cls, eligible, code, cooldownRemaining, state.attempt, maxAttempts, now, actor);

@@ -36,12 +36,12 @@ final class DependencyWait {
     d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
     s.phase = Phase.CircuitOpen;
     s.waitingFor = settings.name();
-    s.lastRestart = new RestartInfo("Failure", summary, s.currentPod, null, d.now, null, "", null, null);
+    s.lastRestart = new RestartInfo(RestartKind.Failure, summary, s.currentPod, null, d.now, null, "", null, null);
     Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
         : circuit.release(settings, d.instance(), d.now, d.now).at();
     s.nextRestartAt = at.orElse(null);
     Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
-    d.decided("Wait", ReasonCode.DEPENDENCY_CIRCUIT_OPEN, c.maxRetries(), delay, cls, null, 0, "system");
+    d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, c.maxRetries(), delay, cls, null, 0, "system");
     d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency "
         + settings.name() + " (" + (opens ? "this failure opens its circuit" : "circuit " + circuit.state())
         + "); not counted as a failure of the agent" + at.map(t -> "; next run at " + t).orElse("")));

@@ -29,7 +29,7 @@ final class FailureSteps {
       s.phase = Phase.Succeeded;
       s.terminalReason = TerminalReason.CleanExit;
       s.nextRestartAt = null;
-      d.decided("None", ReasonCode.CLEAN_EXIT, 0, Duration.ZERO, null, null, 0, "system");
+      d.decided(DecisionAction.None, ReasonCode.CLEAN_EXIT, 0, Duration.ZERO, null, null, 0, "system");
       return;
     }
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(d.policy.restartRequestExitCode()).equals(e.exitCode())) {
@@ -38,22 +38,22 @@ final class FailureSteps {
           : Bounds.truncateUtf8(e.message().strip(), Bounds.MESSAGE_BYTES);
       d.notice(Notice.normal(EventReason.RestartRequested, "The agent asked for a restart (exit code " + e.exitCode() + "): "
           + reason));
-      restartAtOnce(d, "RestartRequest", reason, ReasonCode.RESTART_REQUESTED, "agent");
+      restartAtOnce(d, RestartKind.RestartRequest, reason, ReasonCode.RESTART_REQUESTED, "agent");
       return;
     }
     failure(d, e, evaluators);
   }
 
   /** Restarts that are not failures (exit code 42, Ignore): at once, but inside restartLimit. */
-  static void restartAtOnce(DecisionDraft d, String kind, String reason, ReasonCode code, String actor) {
+  static void restartAtOnce(DecisionDraft d, RestartKind kind, String reason, ReasonCode code, String actor) {
     InstanceState s = d.state;
     if (RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
-      d.decided("Escalate", ReasonCode.RESTART_LIMIT_EXCEEDED, 0, Duration.ZERO, null, null, 0, actor);
+      d.decided(DecisionAction.Escalate, ReasonCode.RESTART_LIMIT_EXCEEDED, 0, Duration.ZERO, null, null, 0, actor);
       d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
       return;
     }
     d.scheduleRestart(d.now, new RestartInfo(kind, reason, s.currentPod, null, d.now, null, "", null, null));
-    d.decided("Restart", code, 0, Duration.ZERO, null, null, 0, actor);
+    d.decided(DecisionAction.Restart, code, 0, Duration.ZERO, null, null, 0, actor);
   }
 
   private static void failure(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {
@@ -88,7 +88,7 @@ final class FailureSteps {
     // d. Ignore: restart at once, not a failure
     if (c.action() == FailureAction.Ignore) {
       d.recordRunEnd(e.podUid(), "Ignored", cls, e.exitCode(), ReasonCode.FAILURE_IGNORED);
-      restartAtOnce(d, "Ignored", summary, ReasonCode.FAILURE_IGNORED, "system");
+      restartAtOnce(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system");
       return;
     }
     // d2. blamed on a shared dependency whose circuit is Open or HalfOpen, or that this failure opens
@@ -148,7 +148,7 @@ final class FailureSteps {
     }
     boolean resuming = resume != null && resume.eligible();
     String checkpoint = resuming ? d.obs.lease().get().checkpoint() : null;
-    RestartInfo restart = new RestartInfo("Failure", summary, s.currentPod, null, d.now, null, "",
+    RestartInfo restart = new RestartInfo(RestartKind.Failure, summary, s.currentPod, null, d.now, null, "",
         resuming ? Bounds.truncateUtf8(checkpoint, Bounds.CHECKPOINT_BYTES) : null, resuming ? cls : null);
     // j. circuit open: wait for the HalfOpen trial
     if (s.circuit.state() == CircuitState.Open) {
@@ -156,7 +156,7 @@ final class FailureSteps {
       d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), ReasonCode.CIRCUIT_OPEN);
       d.scheduleRestart(trial, restart);
       s.phase = Phase.CircuitOpen;
-      d.decided("Wait", ReasonCode.CIRCUIT_OPEN, c.maxRetries(), Duration.between(d.now, trial), cls,
+      d.decided(DecisionAction.Wait, ReasonCode.CIRCUIT_OPEN, c.maxRetries(), Duration.between(d.now, trial), cls,
           resume == null ? null : resume.eligible(), 0, "system");
       return;
     }
@@ -165,7 +165,7 @@ final class FailureSteps {
     ReasonCode code = resuming && resume.cooldown().compareTo(plain) > 0 ? ReasonCode.RESUME_BLOCKED_COOLDOWN : ReasonCode.RESTART_SCHEDULED;
     d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
     d.scheduleRestart(d.now.plus(wait), restart);
-    d.decided("Restart", code, c.maxRetries(), wait, cls, resume == null ? null : resume.eligible(),
+    d.decided(DecisionAction.Restart, code, c.maxRetries(), wait, cls, resume == null ? null : resume.eligible(),
         resuming ? secondsUp(resume.cooldown()) : 0, "system");
     d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] Restart scheduled for " + d.instance() + " at "
         + s.nextRestartAt + " (attempt " + s.attempt + ")"));
@@ -175,7 +175,8 @@ final class FailureSteps {
   private static void end(DecisionDraft d, RunEnding e, InterruptionClass cls, ReasonCode code, int max,
       Boolean eligible) {
     d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
-    String action = ReasonCode.NON_RETRYABLE_FAILURE.equals(code) || ReasonCode.POLICY_NONE.equals(code) ? "Fail" : "Escalate";
+    DecisionAction action = code == ReasonCode.NON_RETRYABLE_FAILURE || code == ReasonCode.POLICY_NONE
+        ? DecisionAction.Fail : DecisionAction.Escalate;
     d.decided(action, code, max, Duration.ZERO, cls, eligible, 0, "system");
   }
 

@@ -115,7 +115,7 @@ public final class InstanceState {
   }
 
   /** status.lastDecision. */
-  public record DecisionInfo(String action, ReasonCode reasonCode, int attempt, int maxAttempts, boolean finalAttempt,
+  public record DecisionInfo(DecisionAction action, ReasonCode reasonCode, int attempt, int maxAttempts, boolean finalAttempt,
       double delaySeconds, Instant at) {}
 
   /**
@@ -136,10 +136,9 @@ public final class InstanceState {
   }
 
   /**
-   * status.lastRestart; pod and startedAt stay null until the next run's pod is created. kind:
-   * Failure, Ignored, RestartRequest, Manual, Resume, Unsuspend.
+   * status.lastRestart; pod and startedAt stay null until the next run's pod is created.
    */
-  public record RestartInfo(String kind, String reason, String previousPod, String pod, Instant requestedAt,
+  public record RestartInfo(RestartKind kind, String reason, String previousPod, String pod, Instant requestedAt,
       Instant startedAt, String requestId, String resumeCheckpoint, InterruptionClass interruptionClass) {
 
     public RestartInfo started(String newPod, Instant at) {

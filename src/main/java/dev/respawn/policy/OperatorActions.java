@@ -28,7 +28,7 @@ final class OperatorActions {
       s.phase = Phase.Suspended;
       s.terminalReason = TerminalReason.OperatorShutdown;
       s.nextRestartAt = null;
-      d.decided("Stop", ReasonCode.SUSPENDED, 0, Duration.ZERO, null, null, 0, "operator");
+      d.decided(DecisionAction.Stop, ReasonCode.SUSPENDED, 0, Duration.ZERO, null, null, 0, "operator");
     }
     refuseRequests(d, "the instance is suspended (spec.suspend: true)");
   }
@@ -37,9 +37,9 @@ final class OperatorActions {
   static void unsuspend(DecisionDraft d) {
     InstanceState s = d.state;
     s.terminalReason = null;
-    d.scheduleRestart(d.now, new RestartInfo("Unsuspend", "spec.suspend cleared", s.currentPod, null, d.now, null, "",
+    d.scheduleRestart(d.now, new RestartInfo(RestartKind.Unsuspend, "spec.suspend cleared", s.currentPod, null, d.now, null, "",
         null, null));
-    d.decided("Restart", ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+    d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
   }
 
   /** respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now. */
@@ -75,9 +75,9 @@ final class OperatorActions {
           verdict.reasonCode(), 0, 0);
     }
     String reason = r.reason() != null ? r.reason() : "resume requested";
-    d.scheduleRestart(d.now, new RestartInfo("Resume", reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
+    d.scheduleRestart(d.now, new RestartInfo(RestartKind.Resume, reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
         cls));
-    d.decided("Restart", ReasonCode.RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
+    d.decided(DecisionAction.Restart, ReasonCode.RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Resume requested (" + r.id() + "): new lifecycle, restarting now"
         + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
   }
@@ -94,8 +94,8 @@ final class OperatorActions {
     }
     endLiveRun(d, "Restarted", ReasonCode.MANUAL_RESTART);
     String reason = r.reason() != null ? r.reason() : "restart requested";
-    d.scheduleRestart(d.now, new RestartInfo("Manual", reason, s.currentPod, null, d.now, null, r.id(), null, null));
-    d.decided("Restart", ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+    d.scheduleRestart(d.now, new RestartInfo(RestartKind.Manual, reason, s.currentPod, null, d.now, null, r.id(), null, null));
+    d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Restart requested (" + r.id() + "): " + reason));
   }
 

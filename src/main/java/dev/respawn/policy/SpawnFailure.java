@@ -18,7 +18,7 @@ final class SpawnFailure {
   static void apply(DecisionDraft d, boolean invalidTemplate, String message) {
     String why = Bounds.truncateUtf8(message, Bounds.MESSAGE_BYTES);
     if (invalidTemplate) {
-      d.decided("Fail", ReasonCode.INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
+      d.decided(DecisionAction.Fail, ReasonCode.INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
       d.stop(Phase.Failed, TerminalReason.UnrecoverableError, ReasonCode.INVALID_TEMPLATE);
       d.notices.set(d.notices.size() - 1, Notice.warning(EventReason.Escalated, "Failed (invalid_template): the API server "
           + "rejected the pod template: " + why + ". Fix spec.template, then resume: kubectl respawn resume "
@@ -30,7 +30,7 @@ final class SpawnFailure {
         : Backoff.jitter(Backoff.delay(d.policy.backoff(), attempt), d.policy.backoff().jitter(), d.random);
     d.state.phase = Phase.Backoff;
     d.state.nextRestartAt = d.now.plus(delay);
-    d.decided("Restart", ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");
+    d.decided(DecisionAction.Restart, ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
     d.wakeAt(d.state.nextRestartAt);
   }

@@ -66,7 +66,7 @@ final class SimulationRows {
         describe(step, p), exitCode, reason, step.message(),
         failed ? Simulation.name(failure.interruptionClass()) : null, failed ? failure.failureReason() : null,
         failed && failure.rule() != null && !failure.rule().isEmpty() ? failure.rule() : null,
-        decision == null ? null : decision.action(), decision == null || decision.reasonCode() == null ? null : decision.reasonCode().code(),
+        decision == null ? null : decision.action().name(), decision == null || decision.reasonCode() == null ? null : decision.reasonCode().code(),
         delay, delaySeconds, nextStart, nextStartSeconds, state.attempt,
         failed && decision != null && decision.reasonCode() != ReasonCode.FAILURE_IGNORED ? decision.maxAttempts()
             : null, state.circuit.state().name(),

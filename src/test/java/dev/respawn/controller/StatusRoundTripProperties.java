@@ -59,7 +59,7 @@ class StatusRoundTripProperties {
           r.nextBoolean(), time(r), maybe(r, "model-api"));
     }
     if (r.nextBoolean()) {
-      s.lastDecision = new DecisionInfo(pick(r, new String[] {"Restart", "Wait", "Escalate", "Fail"}),
+      s.lastDecision = new DecisionInfo(pick(r, dev.respawn.policy.DecisionAction.values()),
           maybe(r, pick(r, ReasonCode.values())), r.nextInt(0, 5), r.nextInt(0, 5), r.nextBoolean(),
           r.nextInt(0, 1000) / 4.0, time(r));
     }
@@ -79,7 +79,7 @@ class StatusRoundTripProperties {
           maybe(r, r.nextBoolean()), maybe(r, pick(r, ReasonCode.values())), r.nextInt(0, 300), r.nextInt(0, 3));
     }
     if (r.nextBoolean()) {
-      s.lastRestart = new RestartInfo(pick(r, new String[] {"Failure", "Manual", "Resume", "RestartRequest"}),
+      s.lastRestart = new RestartInfo(pick(r, dev.respawn.policy.RestartKind.values()),
           maybe(r, "why"), maybe(r, "agent-1"), maybe(r, "agent-2"), maybe(r, time(r)), maybe(r, time(r)),
           r.nextBoolean() ? "" : "req-1", maybe(r, "ckpt-1"), maybe(r, pick(r, InterruptionClass.values())));
     }

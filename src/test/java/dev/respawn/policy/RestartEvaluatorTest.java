@@ -162,7 +162,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.circuit.failureTimes()).isEmpty();
       assertThat(s.state.restarts).isEqualTo(1);
       assertThat(s.state.recentRestarts).containsExactly(s.now);
-      assertThat(s.state.lastRestart.kind()).isEqualTo("RestartRequest");
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.RestartRequest);
       assertThat(s.state.lastRestart.reason()).isEqualTo("Load new GitConfig implementation");
       assertThat(s.state.lastRestart.previousPod()).isEqualTo("coder-1");
       assertThat(s.state.lastRestart.pod()).isEqualTo("coder-2");
@@ -207,7 +207,7 @@ class RestartEvaluatorTest {
       assertThat(d.deletePod()).isTrue();
       assertThat(s.state.handledRestartRequest).isEqualTo("r-1");
       assertThat(s.state.lastRestart.requestId()).isEqualTo("r-1");
-      assertThat(s.state.lastRestart.kind()).isEqualTo("Manual");
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Manual);
       assertThat(s.state.attempt).isZero();
       // the pod is gone (the simulation deletes at once): the next reconcile starts run 2
       Decision next = s.reconcile();
@@ -256,7 +256,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.recentRestarts).hasSize(1); // cleared, then this restart
       assertThat(s.state.terminalReason).isNull();
       assertThat(s.state.handledResumeRequest).isEqualTo("resume-1");
-      assertThat(s.state.lastRestart.kind()).isEqualTo("Resume");
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Resume);
       s.running();
       assertThat(s.reconcile().start()).isEmpty(); // acted on once
     }
@@ -310,7 +310,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.circuit.failureTimes()).isEmpty();
       assertThat(s.state.restarts).isEqualTo(1);
       assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo("Ignored");
-      assertThat(s.state.lastRestart.kind()).isEqualTo("Ignored");
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Ignored);
     }
 
     @Test
