@@ -132,4 +132,35 @@ class DependencyScenarioTest {
     assertThat(f.podsEverCreated("b2")).containsExactly("b2-1", "b2-2");
     assertThat(f.podsEverCreated("b3")).containsExactly("b3-1", "b3-2");
   }
+
+  @Test
+  void anOperatorRestartedWhileProbingAndWhileReleasingStartsNoSecondProbeAndReleasesNothingEarly() {
+    f.policy("fleet", FLEET.replace("resetAfter: 1s", "resetAfter: 2s").replace("releaseRate: 4", "releaseRate: 1"));
+    List<String> names = List.of("c0", "c1", "c2", "c3", "c4");
+    for (int n = 0; n < names.size(); n++) {
+      f.kubelet.script(names.get(n), Run.exit(1, "Error", "upstream model API answered HTTP 503")
+          .after(Duration.ofMillis(300 + 300L * n)), Run.runForever());
+      f.instance(names.get(n), "fleet");
+    }
+    f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state == CircuitState.HalfOpen);
+    f.restartOperator(); // while the probe runs
+    AgentRestartPolicy closed = f.awaitPolicy("fleet", p -> modelApi(p) != null
+        && modelApi(p).state == CircuitState.Closed && modelApi(p).closedAt != null);
+    assertThat(modelApi(closed).trips).isEqualTo(1);
+    List<String> order = modelApi(closed).releaseOrder;
+    assertThat(order).as("the waiting instances, in the order they failed").isNotEmpty();
+    f.restartOperator(); // while releasing, one per second
+    Instant closedAt = Instant.parse(modelApi(closed).closedAt);
+    for (int k = 0; k < order.size(); k++) {
+      String name = order.get(k);
+      AgentInstance running = f.awaitInstance(name, i -> at(i, 2, Phase.Running) && i.getStatus().waitingFor == null);
+      assertThat(Instant.parse(running.getStatus().lastRestart.startedAt)).as("release %d of %s", k, name)
+          .isAfterOrEqualTo(closedAt.plusSeconds(k));
+      assertThat(f.podsEverCreated(name)).as("one restart of %s", name).hasSize(2);
+    }
+    // the probe ran once, however many operators watched it
+    List<String> waited = List.of("c2", "c3", "c4");
+    String probe = waited.stream().filter(n -> !order.contains(n)).findFirst().orElseThrow();
+    f.holdsFor(Duration.ofMillis(500), () -> f.podsEverCreated(probe), pods -> pods.size() == 2);
+  }
 }
