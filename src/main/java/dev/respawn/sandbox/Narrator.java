@@ -10,7 +10,9 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -22,6 +24,7 @@ public final class Narrator {
   private final PrintWriter out;
   private final InstantSource clock;
   private final Instant start;
+  private final Map<String, AgentInstance> told = new HashMap<>();
 
   public Narrator(PrintWriter out, InstantSource clock) {
     this.out = out;
@@ -32,6 +35,7 @@ public final class Narrator {
   /** Narrates the difference between two versions of an instance (old may be null). */
   public synchronized void changed(AgentInstance old, AgentInstance now) {
     AgentInstanceStatus a = old == null || old.getStatus() == null ? new AgentInstanceStatus() : old.getStatus();
+    told.put(now.getMetadata().getName(), now);
     AgentInstanceStatus b = now.getStatus();
     if (b == null) {
       return;
@@ -59,6 +63,11 @@ public final class Narrator {
         && !"resumed".equals(d.reasonCode)) {
       say(name, "healthy for resetAfter: the failure sequence is over (RestartSucceeded)");
     }
+  }
+
+  /** The instances as last narrated: every line about them has been printed. */
+  public synchronized List<AgentInstance> told() {
+    return List.copyOf(told.values());
   }
 
   private String decision(AgentInstanceStatus s, DecisionStatus d) {

@@ -112,9 +112,12 @@ public final class Sandbox implements AutoCloseable {
     return api.client().resources(AgentInstance.class).inNamespace(NAMESPACE).list().getItems();
   }
 
-  /** True when every example agent reached the end of its story. */
+  /**
+   * True when every example agent reached the end of its story as the narrator has told it, so
+   * that no line of the story is still on its way when the sandbox says it is over.
+   */
   public boolean storyComplete() {
-    List<AgentInstance> all = instances();
+    List<AgentInstance> all = narrator.told();
     return all.size() == story.scripts().size() && all.stream().allMatch(story::finished);
   }
 
