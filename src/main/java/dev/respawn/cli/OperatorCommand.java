@@ -3,6 +3,7 @@ package dev.respawn.cli;
 import dev.respawn.controller.LeaderElection;
 import dev.respawn.controller.OperatorSettings;
 import dev.respawn.controller.RespawnOperator;
+import dev.respawn.controller.TolerantResources;
 import dev.respawn.observability.KubeEventRecorder;
 import dev.respawn.observability.HealthEndpoint;
 import dev.respawn.observability.ReportingSink;
@@ -58,7 +59,8 @@ public final class OperatorCommand implements Callable<Integer> {
     // standard discovery: KUBECONFIG, ~/.kube/config, or the in-cluster service account; few retries,
     // so a dead API server cannot hold a reconcile thread for minutes (JOSDK retries the reconcile)
     Config config = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(2).build();
-    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
+        .withKubernetesSerialization(TolerantResources.serialization()).build();
     OperatorSettings settings = new OperatorSettings(new LinkedHashSet<>(namespaces),
         Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System.nanoTime());
     Optional<String> leaseNamespace = leaderElection ? Optional.of(leaderNamespace != null ? leaderNamespace

@@ -43,19 +43,13 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RestartEvaluator evaluator;
   private final RenewalClock renewals;
   private final DecisionSink sink;
-  private final SpecProblems problems;
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
   private InformerEventSource<AgentRestartPolicy, AgentInstance> policies;
   private PolicyResolver resolver;
 
   public AgentInstanceReconciler(OperatorSettings settings, DecisionSink sink) {
-    this(settings, sink, new SpecProblems());
-  }
-
-  AgentInstanceReconciler(OperatorSettings settings, DecisionSink sink, SpecProblems problems) {
     this.settings = settings;
-    this.problems = problems;
     this.evaluator = RestartEvaluator.forTier(settings.tier());
     this.renewals = new RenewalClock(settings.clock());
     this.sink = sink;
@@ -79,7 +73,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
         .withSecondaryToPrimaryMapper(l -> Set.of(owner(l)))
         .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
-    resolver = new PolicyResolver(settings, id -> policies.get(id), problems);
+    resolver = new PolicyResolver(settings, id -> policies.get(id));
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")
         // only a spec change matters to the instances; the policy's own status (its instance count changes
@@ -103,7 +97,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Instant now = settings.clock().instant();
     var resolved = resolver.resolve(instance);
     InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
-    String unreadable = java.util.stream.Stream.concat(java.util.stream.Stream.of(problems.describe(instance)),
+    String unreadable = java.util.stream.Stream.concat(java.util.stream.Stream.of(instance.unreadable().describe()),
         InstanceSpecRules.check(instance).stream().map(Violation::toString)).filter(p -> !p.isEmpty())
         .collect(java.util.stream.Collectors.joining("; "));
     if (!unreadable.isEmpty()) {

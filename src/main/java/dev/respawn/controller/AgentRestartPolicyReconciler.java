@@ -35,17 +35,11 @@ import java.util.Set;
 public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPolicy> {
   private final OperatorSettings settings;
   private final DecisionSink sink;
-  private final SpecProblems problems;
   private final PolicyResolver references;
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
 
   public AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink) {
-    this(settings, sink, new SpecProblems());
-  }
-
-  AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink, SpecProblems problems) {
     this.settings = settings;
-    this.problems = problems;
     this.sink = sink;
     this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
   }
@@ -71,7 +65,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     status.instances = (int) instances.list(policy.getMetadata().getNamespace(),
         i -> references.reference(i).map(self::equals).orElse(false)).count();
     StatusCondition accepted;
-    String unreadable = problems.describe(policy);
+    String unreadable = policy.unreadable().describe();
     FleetCircuits.Result fleet = null;
     try {
       Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));

@@ -32,17 +32,10 @@ public final class PolicyResolver {
   private final OperatorSettings settings;
   private final Function<ResourceID, Optional<AgentRestartPolicy>> lookup;
   private final Map<String, Resolved> compiled = new ConcurrentHashMap<>();
-  private final SpecProblems problems;
 
   public PolicyResolver(OperatorSettings settings, Function<ResourceID, Optional<AgentRestartPolicy>> lookup) {
-    this(settings, lookup, new SpecProblems());
-  }
-
-  PolicyResolver(OperatorSettings settings, Function<ResourceID, Optional<AgentRestartPolicy>> lookup,
-      SpecProblems problems) {
     this.settings = settings;
     this.lookup = lookup;
-    this.problems = problems;
   }
 
   /** The outcome: a policy (maybe tier-restricted), or why the instance has none. */
@@ -95,7 +88,7 @@ public final class PolicyResolver {
     String key = policy.getMetadata().getUid() + "@" + policy.getMetadata().getGeneration();
     return compiled.computeIfAbsent(key, k -> {
       compiled.keySet().removeIf(old -> old.startsWith(policy.getMetadata().getUid() + "@"));
-      String unreadable = problems.describe(policy);
+      String unreadable = policy.unreadable().describe();
       try {
         Tier.Gated gated = settings.tier().gate(PolicyCompiler.compile(policy.getSpec()));
         return unreadable.isEmpty() ? Resolved.ok(gated.policy()) : refused(policy, unreadable);

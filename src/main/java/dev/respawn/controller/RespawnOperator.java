@@ -43,6 +43,8 @@ public final class RespawnOperator implements AutoCloseable {
   });
 
   /**
+   * @param client built with {@link TolerantResources#serialization()} (anything else is refused: one
+   *     resource with a field of the wrong JSON type would stop the operator)
    * @param leaderNamespace namespace of the leader-election Lease; empty turns leader election off
    */
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
@@ -55,6 +57,7 @@ public final class RespawnOperator implements AutoCloseable {
    */
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
       Optional<LeaderElection> election, Optional<MeterRegistry> registry) {
+    TolerantResources.requireTolerant(client);
     this.operator = new Operator(o -> {
       o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
           .withStopOnInformerErrorDuringStartup(false);
@@ -63,8 +66,7 @@ public final class RespawnOperator implements AutoCloseable {
           e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(), null,
           e.exitOnStopLeading())));
     });
-    SpecProblems problems = TolerantResources.install(client);
-    this.instances = new AgentInstanceReconciler(settings, sink, problems);
+    this.instances = new AgentInstanceReconciler(settings, sink);
     this.sink = sink;
     operator.register(instances, c -> {
       namespaces(c, settings);
@@ -73,7 +75,7 @@ public final class RespawnOperator implements AutoCloseable {
         sink.forget(gone);
       }));
     });
-    operator.register(new AgentRestartPolicyReconciler(settings, sink, problems), c -> namespaces(c, settings));
+    operator.register(new AgentRestartPolicyReconciler(settings, sink), c -> namespaces(c, settings));
   }
 
   private static void namespaces(io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<?> c,

@@ -1,5 +1,6 @@
 package dev.respawn.sandbox;
 
+import dev.respawn.controller.TolerantResources;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -56,9 +57,9 @@ public final class SandboxApiServer implements AutoCloseable {
     return client;
   }
 
-  /** A new client of its own (the operator's, the kubelet's). */
+  /** A new client of its own (the operator's, the kubelet's), with the operator's serialization. */
   public KubernetesClient newClient() {
-    return server.createClient();
+    return server.createClient(b -> b.withKubernetesSerialization(TolerantResources.serialization()));
   }
 
   public String url() {

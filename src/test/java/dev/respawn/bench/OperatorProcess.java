@@ -2,6 +2,7 @@ package dev.respawn.bench;
 
 import dev.respawn.controller.OperatorSettings;
 import dev.respawn.controller.RespawnOperator;
+import dev.respawn.controller.TolerantResources;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,7 +27,8 @@ public final class OperatorProcess {
   public static void main(String[] args) throws IOException {
     Config config = new ConfigBuilder(Config.empty()).withMasterUrl(args[0]).withTrustCerts(true)
         .withNamespace(args[1]).withHttp2Disable(true).withUserAgent(args[2]).build();
-    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
+        .withKubernetesSerialization(TolerantResources.serialization()).build();
     CountingSink sink = AgentFleet.productionSink(client);
     RespawnOperator operator = new RespawnOperator(client, OperatorSettings.defaults().withNamespaces(Set.of(args[1])),
         sink, Optional.empty()).start();

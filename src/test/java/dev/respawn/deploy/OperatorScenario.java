@@ -11,6 +11,7 @@ import dev.respawn.api.v1alpha1.PolicyReference;
 import dev.respawn.controller.LeaderElection;
 import dev.respawn.controller.OperatorSettings;
 import dev.respawn.controller.RespawnOperator;
+import dev.respawn.controller.TolerantResources;
 import dev.respawn.deploy.DeployManifests.Access;
 import dev.respawn.deploy.DeployManifests.Grant;
 import dev.respawn.observability.KubeEventRecorder;
@@ -105,6 +106,7 @@ final class OperatorScenario implements AutoCloseable {
     kubelet = new SimulatedKubelet(api.newClient(), NS).start();
     operatorClient = api.server().createClient(b -> b
         .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
+        .withKubernetesSerialization(TolerantResources.serialization())
         .withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("respawn-rbac-recorder", new Interceptor() {
           @Override
           public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {

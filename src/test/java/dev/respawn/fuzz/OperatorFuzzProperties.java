@@ -260,7 +260,7 @@ class OperatorFuzzProperties {
         .resource(Serialization.jsonMapper().convertValue(p, GenericKubernetesResource.class)).create();
   }
 
-  /** Reads through a fresh typed view of the generic object (the test's client is not tolerant). */
+  /** Reads through a fresh typed view of the generic object (whatever the spec holds, only status is read). */
   static AgentRestartPolicy getPolicy(String name) {
     GenericKubernetesResource r = client.genericKubernetesResources("respawn.dev/v1alpha1", "AgentRestartPolicy")
         .inNamespace(NS).withName(name).get();

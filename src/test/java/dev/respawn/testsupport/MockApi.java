@@ -1,5 +1,6 @@
 package dev.respawn.testsupport;
 
+import dev.respawn.controller.TolerantResources;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -99,11 +100,16 @@ public final class MockApi implements AutoCloseable, BeforeAllCallback, AfterAll
     return newClient(UnaryOperator.identity());
   }
 
-  /** A new client with a changed configuration, e.g. {@code b -> b.withRequestRetryBackoffLimit(0)}. */
+  /**
+   * A new client with a changed configuration, e.g. {@code b -> b.withRequestRetryBackoffLimit(0)}. Like the
+   * operator's, it reads Respawn's resources tolerantly ({@link TolerantResources#serialization()}), so any of
+   * them can be handed to an operator.
+   */
   public KubernetesClient newClient(UnaryOperator<ConfigBuilder> configuration) {
     requireStarted();
     Config config = configuration.apply(new ConfigBuilder(server.config())).build();
-    KubernetesClient made = server.createClient(b -> b.withConfig(config));
+    KubernetesClient made = server.createClient(b -> b.withConfig(config)
+        .withKubernetesSerialization(TolerantResources.serialization()));
     clients.add(made);
     return made;
   }

@@ -1,6 +1,7 @@
 package dev.respawn.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonClassDescription;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -32,7 +33,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
     message = "metadata.name must be at most 63 characters: it is the value of the respawn.dev/instance label "
         + "on the instance's pods and Lease",
     reason = "FieldValueInvalid")
-public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus> implements Namespaced {
+public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus>
+    implements Namespaced, Unreadable.Holder {
   /** Annotation: restart now (value = request id). */
   public static final String RESTART_ANNOTATION = "respawn.dev/restart";
   /** Annotation: resume from Escalated/Failed/latched (value = request id). */
@@ -46,4 +48,17 @@ public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstan
   /** Pod label carrying the run number. */
   public static final String RUN_LABEL = "respawn.dev/run";
 
+  /** What was left out when this object was read (not part of the resource: never serialized). */
+  @JsonIgnore
+  private transient Unreadable unreadable = Unreadable.NONE;
+
+  @Override
+  public Unreadable unreadable() {
+    return unreadable;
+  }
+
+  @Override
+  public void unreadable(Unreadable report) {
+    this.unreadable = report == null ? Unreadable.NONE : report;
+  }
 }

@@ -1,6 +1,7 @@
 package dev.respawn.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonClassDescription;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -30,8 +31,21 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)
 public class AgentRestartPolicy extends CustomResource<AgentRestartPolicySpec, AgentRestartPolicyStatus>
-    implements Namespaced {
+    implements Namespaced, Unreadable.Holder {
   public static final String GROUP = "respawn.dev";
   public static final String VERSION = "v1alpha1";
 
+  /** What was left out when this object was read (not part of the resource: never serialized). */
+  @JsonIgnore
+  private transient Unreadable unreadable = Unreadable.NONE;
+
+  @Override
+  public Unreadable unreadable() {
+    return unreadable;
+  }
+
+  @Override
+  public void unreadable(Unreadable report) {
+    this.unreadable = report == null ? Unreadable.NONE : report;
+  }
 }
