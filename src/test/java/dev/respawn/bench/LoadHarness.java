@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * -Drespawn.bench.mode=full|quick      sizes (see {@link Plan}); quick runs in a few minutes
- * -Drespawn.bench.only=reaction,scale  run only these: economy, heartbeats, reaction, mass, punctuality, scale
+ * -Drespawn.bench.only=reaction,scale  run only these: economy, heartbeats, reaction, mass, punctuality, outage
+ *                                      (at rest, then a shared upstream's outage), churn, scale
  * -Drespawn.bench.scale=1000,5000      the scale steps
  * -Drespawn.bench.out=target/bench/results.md, -Drespawn.bench.jmh=target/jmh-result.json
  * </pre>
@@ -21,7 +22,8 @@ import java.util.stream.Collectors;
  * <p>Not a test: nothing is asserted; a measurement that fails is reported as failed and the others run.
  */
 public final class LoadHarness {
-  static final List<String> ALL = List.of("economy", "heartbeats", "reaction", "mass", "punctuality", "scale");
+  static final List<String> ALL = List.of("economy", "heartbeats", "reaction", "mass", "punctuality", "outage",
+      "churn", "scale");
 
   private LoadHarness() {}
 
@@ -69,6 +71,12 @@ public final class LoadHarness {
         results.failed("fleet", e);
         e.printStackTrace();
       }
+    }
+    if (run.contains("outage")) {
+      measure(results, SharedOutage.NAME, () -> SharedOutage.run(plan, results));
+    }
+    if (run.contains("churn")) {
+      measure(results, Churn.NAME, () -> Churn.run(plan, results));
     }
     if (run.contains("scale")) {
       List<Integer> sizes = plan.scaleSizes();

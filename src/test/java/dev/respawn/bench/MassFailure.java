@@ -105,12 +105,17 @@ final class MassFailure {
 
   /** Waits until nobody wrote to the server for {@code quiet} (bounded by {@code atMost}). */
   static void awaitQuiet(AgentFleet fleet, Duration quiet, Duration atMost) {
+    awaitQuiet(fleet.api, quiet, atMost);
+  }
+
+  /** Waits until nobody wrote to this server for {@code quiet} (bounded by {@code atMost}). */
+  static void awaitQuiet(dev.respawn.testsupport.MockApi api, Duration quiet, Duration atMost) {
     long deadline = System.nanoTime() + atMost.toNanos();
-    long last = fleet.api.requests().writeCount();
+    long last = api.requests().writeCount();
     long since = System.nanoTime();
     while (System.nanoTime() < deadline) {
       Observer.sleep(100);
-      long now = fleet.api.requests().writeCount();
+      long now = api.requests().writeCount();
       if (now != last) {
         last = now;
         since = System.nanoTime();
