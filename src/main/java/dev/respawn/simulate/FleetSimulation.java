@@ -174,7 +174,7 @@ public final class FleetSimulation {
     int counted = 0;
     int escalated = 0;
     for (InstanceState s : states.values()) {
-      counted += (int) s.history.stream().filter(h -> "Failure".equals(h.outcome()) && h.reasonCode() != null
+      counted += (int) s.history.stream().filter(h -> h.outcome() == dev.respawn.policy.RunOutcome.Failure && h.reasonCode() != null
           && h.reasonCode() != dev.respawn.policy.ReasonCode.DEPENDENCY_CIRCUIT_OPEN).count();
       escalated += s.phase == Phase.Escalated || s.phase == Phase.Failed ? 1 : 0;
     }

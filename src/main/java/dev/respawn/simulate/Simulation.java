@@ -1,22 +1,14 @@
 package dev.respawn.simulate;
 
-import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.api.v1alpha1.InterruptionClass;
-import dev.respawn.api.v1alpha1.Phase;
-import dev.respawn.policy.Decision;
-import dev.respawn.policy.EndingKind;
-import dev.respawn.policy.EventReason;
 import dev.respawn.policy.GoDuration;
 import dev.respawn.policy.InstanceState;
-import dev.respawn.policy.LeaseView;
 import dev.respawn.policy.PodView;
 import dev.respawn.policy.PolicyCompiler;
 import dev.respawn.policy.PolicyInvalidException;
-import dev.respawn.policy.ReasonCode;
 import dev.respawn.policy.RestartEvaluator;
 import dev.respawn.policy.RestartPolicy;
-import dev.respawn.policy.RunEnding;
 import dev.respawn.policy.Tier;
 import dev.respawn.simulate.SimulationReport.Event;
 import dev.respawn.simulate.SimulationReport.PolicyInfo;
@@ -47,22 +39,8 @@ public final class Simulation {
   private static final int MAX_WAKEUPS = 1_000_000;
 
   private final RestartPolicy policy;
-  private final RestartEvaluator evaluator;
-  private final SplittableRandom random;
-  private final String namespace;
 
-  private InstanceState state = new InstanceState();
-  private Instant now = T0;
-  private final SimulatedPods pods;
-  private PodView pod;
-  private LeaseView lease;
-  private StoryStep.LeaseNotes annotations = StoryStep.LeaseNotes.NONE;
-  private Decision last;
-  private int uidSeq;
-  private Instant runStart;
-
-  private final List<Event> events = new ArrayList<>();
-  private final List<String> notes = new ArrayList<>();
+  private final VirtualInstance w;
 
   /**
    * @param policy the compiled policy (after the tier's gate)
@@ -72,10 +50,7 @@ public final class Simulation {
    */
   public Simulation(RestartPolicy policy, RestartEvaluator evaluator, long seed, String namespace) {
     this.policy = policy;
-    this.evaluator = evaluator;
-    this.random = new SplittableRandom(seed);
-    this.namespace = namespace;
-    this.pods = new SimulatedPods(namespace, INSTANCE);
+    this.w = new VirtualInstance(policy, evaluator, new SplittableRandom(seed), namespace, INSTANCE, T0);
   }
 
   /**
@@ -105,7 +80,7 @@ public final class Simulation {
    * @param seedShown the seed to print in the report, or null
    */
   public SimulationReport run(Story story, PolicyInfo info, Long seedShown) {
-    if (last != null) {
+    if (w.last != null) {
       throw new IllegalStateException("a Simulation plays one story only");
     }
     List<Row> rows = new ArrayList<>();
@@ -120,16 +95,16 @@ public final class Simulation {
         notReached.add(step.token());
         continue;
       }
-      events.clear();
-      notes.clear();
+      w.events.clear();
+      w.notes.clear();
       Played played = play(step);
-      rows.add(new SimulationRows(policy, state, now, notes, events).row(i + 1, step, played));
+      rows.add(new SimulationRows(policy, w.state, w.now, w.notes, w.events).row(i + 1, step, played));
       endedAt = played.at;
       if (played.stuck != null) {
         stuck = played.stuck;
         stop = "not reached: run " + played.run + " never ends";
-      } else if (state.phase.isTerminal()) {
-        stop = "not reached: the instance is " + state.phase;
+      } else if (w.state.phase.isTerminal()) {
+        stop = "not reached: the instance is " + w.state.phase;
       }
     }
     return new SimulationReport(info, seedShown, story.text(), rows, summary(stuck, endedAt, notReached));
@@ -143,48 +118,45 @@ public final class Simulation {
 
   private Played play(StoryStep step) {
     boolean neverStarts = step.type() == EndingType.NEVER_STARTED;
-    startRunIfNeeded(neverStarts);
-    annotations = step.lease();
-    String uid = pod.uid();
-    int run = state.run;
-    String podName = pod.name();
-    Instant started = runStart != null ? runStart : now;
+    w.startRunIfNeeded(neverStarts);
+    w.annotations = step.lease();
+    String uid = w.pod.uid();
+    int run = w.state.run;
+    String podName = w.pod.name();
+    Instant started = w.runStart != null ? w.runStart : w.now;
     Duration after = step.after() != null ? step.after() : Duration.ZERO;
     switch (step.type()) {
       case OK -> {
         Duration healthy = step.after() != null ? step.after() : policy.resetAfter();
-        boolean up = healthyUntil(now.plus(healthy), uid);
+        boolean up = healthyUntil(w.now.plus(healthy), uid);
         if (up) {
-          reconcile();
+          w.reconcile();
         }
-        boolean ended = state.hasRecorded(uid);
+        boolean ended = w.state.hasRecorded(uid);
         if (ended) {
-          notes.add("the operator ended the run during the healthy period");
-        } else if (state.attempt > 0 && Duration.between(started, now).compareTo(policy.resetAfter()) < 0) {
-          notes.add("up " + GoDuration.format(Duration.between(started, now)) + ", less than resetAfter "
+          w.notes.add("the operator ended the run during the healthy period");
+        } else if (w.state.attempt > 0 && Duration.between(started, w.now).compareTo(policy.resetAfter()) < 0) {
+          w.notes.add("up " + GoDuration.format(Duration.between(started, w.now)) + ", less than resetAfter "
               + GoDuration.format(policy.resetAfter()) + ": the failure sequence goes on");
         }
-        return new Played(run, podName, started, now, ended, null);
+        return new Played(run, podName, started, w.now, ended, null);
       }
       case HEARTBEAT_STALL -> {
-        if (!healthyUntil(now.plus(after), uid)) {
+        if (!healthyUntil(w.now.plus(after), uid)) {
           return endedEarly(run, podName, started);
         }
-        Instant since = now;
+        Instant since = w.now;
         String why = policy.heartbeat().timeout().isEmpty()
             ? "a stalled agent is not seen without spec.heartbeat.timeout; its pod keeps running" : null;
         return awaitOperator(uid, run, podName, started, since, why);
       }
       case STALLED, CRASHED -> {
-        if (!healthyUntil(now.plus(after), uid)) {
+        if (!healthyUntil(w.now.plus(after), uid)) {
           return endedEarly(run, podName, started);
         }
-        Instant since = now;
+        Instant since = w.now;
         HealthVerdict verdict = step.type() == EndingType.STALLED ? HealthVerdict.Stalled : HealthVerdict.Crashed;
-        lease = new LeaseView(now, now, verdict, step.message(), annotations.checkpoint(),
-            annotations.checkpointStatus(), annotations.stepIdempotent(), annotations.artifactsReady());
-        pods.lease(lease, pod.name());
-        reconcile();
+        w.verdict(verdict, step.message());
         String why = policy.heartbeat().timeout().isEmpty() ? "the agent's " + verdict + " verdict is not acted on "
             + "without spec.heartbeat.timeout; its pod keeps running" : null;
         return awaitOperator(uid, run, podName, started, since, why);
@@ -192,139 +164,59 @@ public final class Simulation {
       case NEVER_STARTED -> {
         String why = policy.heartbeat().startupGrace().isEmpty() ? "a pod that never starts waits forever without "
             + "spec.heartbeat.startupGrace (or spec.heartbeat.timeout)" : null;
-        return awaitOperator(uid, run, podName, started, now, why);
+        return awaitOperator(uid, run, podName, started, w.now, why);
       }
       default -> {
-        if (!healthyUntil(now.plus(after), uid)) {
+        if (!healthyUntil(w.now.plus(after), uid)) {
           return endedEarly(run, podName, started);
         }
-        endByKubernetes(step);
-        return new Played(run, podName, started, now, true, null);
+        w.endByKubernetes(step);
+        return new Played(run, podName, started, w.now, true, null);
       }
     }
   }
 
   private Played endedEarly(int run, String podName, Instant started) {
-    notes.add("the operator ended the run before the story's ending");
-    return new Played(run, podName, started, now, true, null);
+    w.notes.add("the operator ended the run before the story's ending");
+    return new Played(run, podName, started, w.now, true, null);
   }
 
   /** The operator's own deadlines end the run (heartbeat, startup grace, HalfOpen trial), or nothing does. */
   private Played awaitOperator(String uid, int run, String podName, Instant started, Instant since, String why) {
     int wakeups = 0;
-    while (!state.hasRecorded(uid)) {
-      Optional<Instant> wake = last.wakeAt();
+    while (!w.state.hasRecorded(uid)) {
+      Optional<Instant> wake = w.last.wakeAt();
       if (wake.isEmpty()) {
         Stuck stuck = new Stuck(since, why != null ? why : "the operator never ends this run");
-        notes.add("not seen: " + stuck.why);
+        w.notes.add("not seen: " + stuck.why);
         return new Played(run, podName, started, since, false, stuck);
       }
-      now = wake.get();
-      reconcile();
+      w.now = wake.get();
+      w.reconcile();
       guard(++wakeups);
     }
-    return new Played(run, podName, started, now, true, null);
+    return new Played(run, podName, started, w.now, true, null);
   }
 
   /** The run stays up and healthy until {@code until} (the agent renews its Lease); false if it ended. */
   private boolean healthyUntil(Instant until, String uid) {
     int wakeups = 0;
     while (true) {
-      Optional<Instant> wake = last.wakeAt();
+      Optional<Instant> wake = w.last.wakeAt();
       if (wake.isEmpty() || wake.get().isAfter(until)) {
         break;
       }
-      now = wake.get();
-      renew();
-      reconcile();
-      if (state.hasRecorded(uid)) {
+      w.now = wake.get();
+      w.renew();
+      w.reconcile();
+      if (w.state.hasRecorded(uid)) {
         return false;
       }
       guard(++wakeups);
     }
-    now = until;
-    renew();
+    w.now = until;
+    w.renew();
     return true;
-  }
-
-  /** Starts the next run when none is live: at nextRestartAt (Backoff, CircuitOpen), or now. */
-  private void startRunIfNeeded(boolean neverStarts) {
-    if (pod == null || !pod.isLive()) {
-      if (state.nextRestartAt != null && state.nextRestartAt.isAfter(now)) {
-        now = state.nextRestartAt;
-      }
-      reconcile();
-      if (last.start().isEmpty()) {
-        throw new IllegalStateException("the decision core started no run at " + rel(now) + " (phase "
-            + state.phase + ", next restart " + state.nextRestartAt + ")");
-      }
-    }
-    if (neverStarts) {
-      pod = new PodView(pod.name(), pod.uid(), PodView.Stage.PENDING, pod.createdAt(), null, "ImagePullBackOff",
-          "Back-off pulling image (simulated)", false);
-      pods.update(pod, null);
-      reconcile(); // the pod's status update
-    } else if (pod.stage() == PodView.Stage.PENDING) {
-      pod = new PodView(pod.name(), pod.uid(), PodView.Stage.RUNNING, pod.createdAt(), now, null, null, true);
-      pods.update(pod, null);
-      runStart = now;
-      renew();
-      reconcile();
-    }
-  }
-
-  /** The agent renews its Lease now (when the policy asks for heartbeats or it writes annotations). */
-  private void renew() {
-    if (pod == null || pod.stage() != PodView.Stage.RUNNING) {
-      return;
-    }
-    if (policy.heartbeat().timeout().isPresent() || !annotations.isEmpty()) {
-      lease = new LeaseView(now, now, null, null, annotations.checkpoint(), annotations.checkpointStatus(),
-          annotations.stepIdempotent(), annotations.artifactsReady());
-      pods.lease(lease, pod.name());
-    }
-  }
-
-  /** Kubernetes reports the run's end: the container terminated, the pod was evicted, deleted, lost. */
-  private void endByKubernetes(StoryStep step) {
-    PodView p = pod;
-    pod = new PodView(p.name(), p.uid(), PodView.Stage.FINISHED, p.createdAt(), p.startedAt(), null, null, false);
-    EndingKind kind = switch (step.type()) {
-      case EVICTED -> EndingKind.DISRUPTED;
-      case DELETED -> EndingKind.DELETED;
-      case NODE_LOST -> EndingKind.NODE_LOST;
-      case NO_STATE -> EndingKind.NO_STATE;
-      default -> EndingKind.TERMINATED;
-    };
-    String message = step.message() != null ? step.message()
-        : step.type() == EndingType.DELETED ? "pod deleted by someone else" : null;
-    pods.update(pod, new RunEnding(p.name(), p.uid(), kind, step.effectiveExitCode(), step.effectiveReason(),
-        message, now));
-    reconcile();
-  }
-
-  /** One reconcile, as the controller does it: observe, decide, apply. */
-  private void reconcile() {
-    CircuitState before = state.circuit.state();
-    last = evaluator.decide(policy, state, pods.sighting(false, null, null), now, random);
-    state = last.state();
-    pods.apply(last, now);
-    for (Decision.Notice n : last.notices()) {
-      events.add(new Event(n.type().name(), n.reason().name(), n.message()));
-      if (n.reason() == EventReason.RestartSucceeded) {
-        notes.add("healthy for " + GoDuration.format(policy.resetAfter()) + ": failure sequence ends");
-      }
-    }
-    CircuitState after = state.circuit.state();
-    if (before != after) {
-      notes.add(before == CircuitState.Open && after == CircuitState.HalfOpen ? "trial run: circuit Open -> HalfOpen"
-          : "circuit " + before + " -> " + after);
-    }
-    pod = state.currentPod == null ? null : pods.pod(state.currentPod).orElse(null);
-    if (last.start().isPresent()) {
-      lease = null; // the Lease counts only once the new pod holds it
-      runStart = null;
-    }
   }
 
   private static void guard(int wakeups) {
@@ -337,10 +229,10 @@ public final class Simulation {
     String outcome;
     Instant at;
     String note;
-    if (state.phase.isTerminal()) {
-      outcome = state.phase.name();
+    if (w.state.phase.isTerminal()) {
+      outcome = w.state.phase.name();
       at = endedAt;
-      note = switch (state.phase) {
+      note = switch (w.state.phase) {
         case Succeeded -> "the agent exited cleanly";
         case Failed -> "the policy does not restart this failure; only an operator's resume continues";
         default -> "only an operator action continues: kubectl respawn resume NAME --force";
@@ -349,24 +241,24 @@ public final class Simulation {
       outcome = "Stuck";
       at = stuck.since;
       note = stuck.why;
-    } else if (pod == null || !pod.isLive() || pod.stage() == PodView.Stage.PENDING) {
-      startRunIfNeeded(false);
+    } else if (w.pod == null || !w.pod.isLive() || w.pod.stage() == PodView.Stage.PENDING) {
+      w.startRunIfNeeded(false);
       outcome = "Running";
-      at = now;
-      note = "run " + state.run + " started at " + rel(now) + "; the story ends before it proves healthy (add ok)";
-    } else if (!Duration.between(runStart, now).minus(policy.resetAfter()).isNegative()) {
+      at = w.now;
+      note = "run " + w.state.run + " started at " + rel(w.now) + "; the story ends before it proves healthy (add ok)";
+    } else if (!Duration.between(w.runStart, w.now).minus(policy.resetAfter()).isNegative()) {
       outcome = "Healthy";
-      at = runStart.plus(policy.resetAfter());
-      note = "run " + state.run + " stayed healthy for resetAfter (" + GoDuration.format(policy.resetAfter()) + ")";
+      at = w.runStart.plus(policy.resetAfter());
+      note = "run " + w.state.run + " stayed healthy for resetAfter (" + GoDuration.format(policy.resetAfter()) + ")";
     } else {
       outcome = "Running";
-      at = now;
-      note = "run " + state.run + " is up; it counts as healthy at " + rel(runStart.plus(policy.resetAfter()));
+      at = w.now;
+      note = "run " + w.state.run + " is up; it counts as healthy at " + rel(w.runStart.plus(policy.resetAfter()));
     }
-    InstanceState.DecisionInfo d = state.lastDecision;
-    return new Summary(outcome, rel(at), seconds(at), state.restarts, state.run, state.phase.name(),
-        state.terminalReason == null ? null : state.terminalReason.name(), d == null || d.reasonCode() == null ? null : d.reasonCode().code(),
-        state.attempt, state.circuit.state().name(), state.circuit.trips(), List.copyOf(notReached), note);
+    InstanceState.DecisionInfo d = w.state.lastDecision;
+    return new Summary(outcome, rel(at), seconds(at), w.state.restarts, w.state.run, w.state.phase.name(),
+        w.state.terminalReason == null ? null : w.state.terminalReason.name(), d == null || d.reasonCode() == null ? null : d.reasonCode().code(),
+        w.state.attempt, w.state.circuit.state().name(), w.state.circuit.trips(), List.copyOf(notReached), note);
   }
 
   /** A time relative to t=0: {@code +0s}, {@code +2s}, {@code +1m30.5s}. */
