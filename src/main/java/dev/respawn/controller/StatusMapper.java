@@ -17,6 +17,7 @@ import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.DecisionAction;
 import dev.respawn.policy.ReasonCode;
 import dev.respawn.policy.RestartKind;
+import dev.respawn.policy.RunOutcome;
 import dev.respawn.policy.InstanceState.DecisionInfo;
 import dev.respawn.policy.InstanceState.FailureInfo;
 import dev.respawn.policy.InstanceState.HeartbeatInfo;
@@ -79,7 +80,7 @@ public final class StatusMapper {
     s.terminalReason = st.terminalReason;
     s.recentRestarts = new ArrayList<>(times(st.recentRestarts));
     for (RunRecord r : st.history == null ? List.<RunRecord>of() : st.history) {
-      s.history.add(new RunInfo(orZero(r.run), r.pod, r.podUid, time(r.startedAt), time(r.endedAt), r.outcome,
+      s.history.add(new RunInfo(orZero(r.run), r.pod, r.podUid, time(r.startedAt), time(r.endedAt), named(RunOutcome.class, r.outcome),
           r.failureClass, r.exitCode, code(r.reasonCode)));
     }
     if (st.handledRequests != null) {
@@ -183,7 +184,7 @@ public final class StatusMapper {
       rr.podUid = r.podUid();
       rr.startedAt = text(r.startedAt());
       rr.endedAt = text(r.endedAt());
-      rr.outcome = r.outcome();
+      rr.outcome = r.outcome() == null ? null : r.outcome().name();
       rr.failureClass = r.interruptionClass();
       rr.exitCode = r.exitCode();
       rr.reasonCode = text(r.reasonCode());

@@ -93,7 +93,7 @@ final class DecisionDraft {
   }
 
   /** Records the ending of the current run in status.history (keyed by pod UID: counted once). */
-  void recordRunEnd(String podUid, String outcome, InterruptionClass cls, Integer exitCode, ReasonCode code) {
+  void recordRunEnd(String podUid, RunOutcome outcome, InterruptionClass cls, Integer exitCode, ReasonCode code) {
     state.addHistory(new RunInfo(state.run, state.currentPod, podUid, state.runStartedAt, now, outcome, cls,
         exitCode, code));
   }

@@ -33,7 +33,7 @@ final class DependencyWait {
       return false; // counted as usual (step e), and recorded for the dependency
     }
     InterruptionClass cls = c.interruptionClass();
-    d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+    d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
     s.phase = Phase.CircuitOpen;
     s.waitingFor = settings.name();
     s.lastRestart = new RestartInfo(RestartKind.Failure, summary, s.currentPod, null, d.now, null, "", null, null);

@@ -25,7 +25,7 @@ final class FailureSteps {
   static void runEnded(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {
     InstanceState s = d.state;
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(0).equals(e.exitCode())) {
-      d.recordRunEnd(e.podUid(), "Success", null, 0, ReasonCode.CLEAN_EXIT);
+      d.recordRunEnd(e.podUid(), RunOutcome.Success, null, 0, ReasonCode.CLEAN_EXIT);
       s.phase = Phase.Succeeded;
       s.terminalReason = TerminalReason.CleanExit;
       s.nextRestartAt = null;
@@ -33,7 +33,7 @@ final class FailureSteps {
       return;
     }
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(d.policy.restartRequestExitCode()).equals(e.exitCode())) {
-      d.recordRunEnd(e.podUid(), "RestartRequest", null, e.exitCode(), ReasonCode.RESTART_REQUESTED);
+      d.recordRunEnd(e.podUid(), RunOutcome.RestartRequest, null, e.exitCode(), ReasonCode.RESTART_REQUESTED);
       String reason = e.message() == null || e.message().isBlank() ? "exit code " + e.exitCode()
           : Bounds.truncateUtf8(e.message().strip(), Bounds.MESSAGE_BYTES);
       d.notice(Notice.normal(EventReason.RestartRequested, "The agent asked for a restart (exit code " + e.exitCode() + "): "
@@ -87,7 +87,7 @@ final class FailureSteps {
     }
     // d. Ignore: restart at once, not a failure
     if (c.action() == FailureAction.Ignore) {
-      d.recordRunEnd(e.podUid(), "Ignored", cls, e.exitCode(), ReasonCode.FAILURE_IGNORED);
+      d.recordRunEnd(e.podUid(), RunOutcome.Ignored, cls, e.exitCode(), ReasonCode.FAILURE_IGNORED);
       restartAtOnce(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system");
       return;
     }
@@ -153,7 +153,7 @@ final class FailureSteps {
     // j. circuit open: wait for the HalfOpen trial
     if (s.circuit.state() == CircuitState.Open) {
       Instant trial = CircuitBreaker.trialAt(s.circuit, p.circuitBreaker());
-      d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), ReasonCode.CIRCUIT_OPEN);
+      d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), ReasonCode.CIRCUIT_OPEN);
       d.scheduleRestart(trial, restart);
       s.phase = Phase.CircuitOpen;
       d.decided(DecisionAction.Wait, ReasonCode.CIRCUIT_OPEN, c.maxRetries(), Duration.between(d.now, trial), cls,
@@ -163,7 +163,7 @@ final class FailureSteps {
     // k. backoff
     Duration wait = resuming ? max(plain, resume.cooldown()) : plain;
     ReasonCode code = resuming && resume.cooldown().compareTo(plain) > 0 ? ReasonCode.RESUME_BLOCKED_COOLDOWN : ReasonCode.RESTART_SCHEDULED;
-    d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
+    d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), code);
     d.scheduleRestart(d.now.plus(wait), restart);
     d.decided(DecisionAction.Restart, code, c.maxRetries(), wait, cls, resume == null ? null : resume.eligible(),
         resuming ? secondsUp(resume.cooldown()) : 0, "system");
@@ -174,7 +174,7 @@ final class FailureSteps {
   /** Records the run end and a decision that does not restart (or waits for the circuit). */
   private static void end(DecisionDraft d, RunEnding e, InterruptionClass cls, ReasonCode code, int max,
       Boolean eligible) {
-    d.recordRunEnd(e.podUid(), "Failure", cls, e.exitCode(), code);
+    d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), code);
     DecisionAction action = code == ReasonCode.NON_RETRYABLE_FAILURE || code == ReasonCode.POLICY_NONE
         ? DecisionAction.Fail : DecisionAction.Escalate;
     d.decided(action, code, max, Duration.ZERO, cls, eligible, 0, "system");

@@ -147,7 +147,7 @@ public final class InstanceState {
     }
   }
 
-  /** One entry of status.history. outcome: Success, Failure, RestartRequest, Ignored, Stopped. */
-  public record RunInfo(int run, String pod, String podUid, Instant startedAt, Instant endedAt, String outcome,
+  /** One entry of status.history. */
+  public record RunInfo(int run, String pod, String podUid, Instant startedAt, Instant endedAt, RunOutcome outcome,
       InterruptionClass interruptionClass, Integer exitCode, ReasonCode reasonCode) {}
 }

@@ -20,7 +20,7 @@ final class OperatorActions {
   static void suspend(DecisionDraft d) {
     InstanceState s = d.state;
     if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
-      d.recordRunEnd(currentUid(d), "Stopped", null, null, ReasonCode.SUSPENDED);
+      d.recordRunEnd(currentUid(d), RunOutcome.Stopped, null, null, ReasonCode.SUSPENDED);
       d.endRun = true;
     }
     s.waitingFor = null; // a suspended instance stops waiting for a dependency
@@ -58,7 +58,7 @@ final class OperatorActions {
       d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance()
           + " by resume request " + r.id() + " (" + before + " -> Closed)"));
     }
-    endLiveRun(d, "Stopped", ReasonCode.RESUMED);
+    endLiveRun(d, RunOutcome.Stopped, ReasonCode.RESUMED);
     String checkpoint = null;
     InterruptionClass cls = null;
     LeaseView lease = d.obs.lease().orElse(null);
@@ -92,14 +92,14 @@ final class OperatorActions {
           + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
       return;
     }
-    endLiveRun(d, "Restarted", ReasonCode.MANUAL_RESTART);
+    endLiveRun(d, RunOutcome.Restarted, ReasonCode.MANUAL_RESTART);
     String reason = r.reason() != null ? r.reason() : "restart requested";
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Manual, reason, s.currentPod, null, d.now, null, r.id(), null, null));
     d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Restart requested (" + r.id() + "): " + reason));
   }
 
-  private static void endLiveRun(DecisionDraft d, String outcome, ReasonCode code) {
+  private static void endLiveRun(DecisionDraft d, RunOutcome outcome, ReasonCode code) {
     if (d.obs.podLive() && d.state.currentPod != null && !d.state.hasRecorded(currentUid(d))) {
       d.recordRunEnd(currentUid(d), outcome, null, null, code);
       d.endRun = true;

@@ -88,7 +88,7 @@ class StatusRoundTripProperties {
       s.recentRestarts.add(time(r));
     }
     for (int i = r.nextInt(0, 4); i > 0; i--) {
-      s.addHistory(new RunInfo(i, "agent-" + i, "uid-" + i, maybe(r, time(r)), maybe(r, time(r)), "Failure",
+      s.addHistory(new RunInfo(i, "agent-" + i, "uid-" + i, maybe(r, time(r)), maybe(r, time(r)), dev.respawn.policy.RunOutcome.Failure,
           maybe(r, pick(r, InterruptionClass.values())), maybe(r, r.nextInt(0, 256)),
           maybe(r, pick(r, ReasonCode.values()))));
     }

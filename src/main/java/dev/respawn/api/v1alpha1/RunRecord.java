@@ -17,7 +17,7 @@ public class RunRecord {
   public String startedAt;
   @JsonPropertyDescription("When the run ended.")
   public String endedAt;
-  @JsonPropertyDescription("Success, Failure, RestartRequest, Ignored, Stopped.")
+  @JsonPropertyDescription("How the run ended: Success, Failure, RestartRequest, Ignored, Restarted, Stopped.")
   public String outcome;
   @JsonProperty("class")
   @JsonPropertyDescription("Interruption class of a failure.")
