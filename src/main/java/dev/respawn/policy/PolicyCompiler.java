@@ -172,8 +172,8 @@ public final class PolicyCompiler {
     if (values == null) {
       return result;
     }
-    if (values.size() > InterruptionClass.values().length) {
-      violations.add(new Violation(field, "must have at most " + InterruptionClass.values().length + " entries"));
+    if (values.size() > FailureMatch.MAX_CLASSES) {
+      violations.add(new Violation(field, "must have at most " + FailureMatch.MAX_CLASSES + " entries"));
     }
     for (int i = 0; i < values.size(); i++) {
       InterruptionClass c = enumValue(field + "[" + i + "]", values.get(i), InterruptionClass.class, null);
@@ -197,12 +197,10 @@ public final class PolicyCompiler {
     int maxAttempts = range("spec.resume.maxAttempts", r.maxAttempts, 3, 0, 1000);
     ResumeCooldowns c = r.cooldowns == null ? new ResumeCooldowns() : r.cooldowns;
     Map<InterruptionClass, Duration> cooldowns = new EnumMap<>(InterruptionClass.class);
-    cooldowns.put(InterruptionClass.ToolFailure, duration("spec.resume.cooldowns.ToolFailure", c.toolFailure, "30s"));
-    cooldowns.put(InterruptionClass.Timeout, duration("spec.resume.cooldowns.Timeout", c.timeout, "120s"));
-    cooldowns.put(InterruptionClass.ContextReset,
-        duration("spec.resume.cooldowns.ContextReset", c.contextReset, "10s"));
-    cooldowns.put(InterruptionClass.ProcessCrash,
-        duration("spec.resume.cooldowns.ProcessCrash", c.processCrash, "60s"));
+    for (InterruptionClass cls : InterruptionClass.values()) {
+      ResumeCooldowns.defaultOf(cls).ifPresent(dflt -> cooldowns.put(cls,
+          duration("spec.resume.cooldowns." + cls.name(), c.of(cls), dflt)));
+    }
     return new ResumeSettings(mode, maxAttempts, cooldowns);
   }
 

@@ -6,6 +6,7 @@ import dev.respawn.api.v1alpha1.CircuitBreakerSpec;
 import dev.respawn.api.v1alpha1.ResumeCooldowns;
 import dev.respawn.api.v1alpha1.ResumeSpec;
 import dev.respawn.api.v1alpha1.FailureRule;
+import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.policy.GoDuration;
 import java.time.Duration;
 
@@ -59,10 +60,9 @@ public final class TimeScale {
     }
     s.resume = s.resume == null ? new ResumeSpec() : s.resume;
     ResumeCooldowns c = s.resume.cooldowns == null ? new ResumeCooldowns() : s.resume.cooldowns;
-    c.toolFailure = compress(or(c.toolFailure, "30s"));
-    c.timeout = compress(or(c.timeout, "120s"));
-    c.contextReset = compress(or(c.contextReset, "10s"));
-    c.processCrash = compress(or(c.processCrash, "60s"));
+    for (InterruptionClass cls : InterruptionClass.values()) {
+      ResumeCooldowns.defaultOf(cls).ifPresent(dflt -> c.set(cls, compress(or(c.of(cls), dflt))));
+    }
     s.resume.cooldowns = c;
     return s;
   }

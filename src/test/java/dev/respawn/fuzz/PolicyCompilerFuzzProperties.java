@@ -111,12 +111,14 @@ class PolicyCompilerFuzzProperties {
         + "R".repeat(200) + "\"]}}]}", "spec.failureRules[0].match.reasons[0]");
   }
 
-  /** The schema allows at most 5 match.classes; the compiler any number. */
+  /** The schema allows at most FailureMatch.MAX_CLASSES match.classes; so does the compiler. */
   @Example
-  void moreThanFiveClassesAreRefused() {
-    assertRefused("{\"failureRules\": [{\"name\": \"r\", \"action\": \"Fail\", \"match\": {\"classes\": "
-        + "[\"Timeout\", \"Timeout\", \"Timeout\", \"Timeout\", \"Timeout\", \"Timeout\"]}}]}",
-        "spec.failureRules[0].match.classes");
+  void moreClassesThanTheSchemaAllowsAreRefused() throws PolicyInvalidException {
+    String most = String.join(", ", java.util.Collections.nCopies(
+        dev.respawn.api.v1alpha1.FailureMatch.MAX_CLASSES, "\"Timeout\""));
+    String rule = "{\"failureRules\": [{\"name\": \"r\", \"action\": \"Fail\", \"match\": {\"classes\": [";
+    PolicyCompiler.compile(Serialization.unmarshal(rule + most + "]}}]}", AgentRestartPolicySpec.class));
+    assertRefused(rule + most + ", \"Timeout\"]}}]}", "spec.failureRules[0].match.classes");
   }
 
   /**

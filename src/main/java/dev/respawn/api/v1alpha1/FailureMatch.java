@@ -9,6 +9,9 @@ import java.util.List;
 
 /** Criteria of a failure rule: every listed criterion must hold; a list matches if any element does. */
 public class FailureMatch {
+  /** At most this many classes in one match (room for classes to come; duplicates are harmless). */
+  public static final int MAX_CLASSES = 16;
+
   @JsonPropertyDescription("Exit codes of the agent container (0..255); matches if the exit code is any of them.")
   @Size(max = 64)
   public List<@Min(0) @Max(255) Integer> exitCodes;
@@ -22,9 +25,9 @@ public class FailureMatch {
   @Size(max = 32)
   public List<@Size(min = 1, max = 256) String> messageContains;
 
-  @JsonPropertyDescription("Interruption classes after built-in classification (ToolFailure, Timeout, "
-      + "ContextReset, ProcessCrash, Unknown); matches if the class is any of them.")
-  @Size(max = 5)
+  @JsonPropertyDescription("Interruption classes after built-in classification; matches if the class is any of "
+      + "them.")
+  @Size(max = MAX_CLASSES)
   @SchemaFrom(type = InterruptionClass[].class)
   public List<String> classes;
 }

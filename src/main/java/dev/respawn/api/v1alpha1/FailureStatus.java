@@ -12,7 +12,7 @@ public class FailureStatus {
   @JsonPropertyDescription("UID of the failed pod; a failure is counted once per pod UID.")
   public String podUid;
   @JsonProperty("class")
-  @JsonPropertyDescription("Interruption class (ToolFailure, Timeout, ContextReset, ProcessCrash, Unknown).")
+  @JsonPropertyDescription("Interruption class the built-in classification gave the failure.")
   public InterruptionClass failureClass;
   @JsonPropertyDescription("Finer failure reason: ResourceExhaustion, HealthCheckFailed, Timeout, ProcessCrash, "
       + "InitializationFailed, DependencyFailure, UnhandledException, Unknown.")
