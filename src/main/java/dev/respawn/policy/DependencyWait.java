@@ -64,6 +64,7 @@ final class DependencyWait {
    */
   static boolean mayStart(DecisionDraft d) {
     InstanceState s = d.state;
+    holdBackoff(d);
     if (s.phase != Phase.CircuitOpen || s.waitingFor == null) {
       return true;
     }
@@ -87,6 +88,33 @@ final class DependencyWait {
     s.nextRestartAt = release.at().orElse(null);
     release.at().ifPresent(d::wakeAt);
     return release.now();
+  }
+
+  /**
+   * A failure blamed on a dependency while its circuit was still Closed was counted and scheduled as
+   * usual; once the circuit is Open or HalfOpen, that instance is blamed on it like the others and waits
+   * with them (api.md §11: every instance blamed on it waits) instead of restarting into the outage.
+   */
+  private static void holdBackoff(DecisionDraft d) {
+    InstanceState s = d.state;
+    if (s.phase != Phase.Backoff || s.lastFailure == null || s.lastFailure.dependency() == null) {
+      return;
+    }
+    String name = s.lastFailure.dependency();
+    Optional<DependencySettings> settings = d.policy.dependency(name);
+    DependencyCircuit circuit = d.obs.dependency(name);
+    if (settings.isEmpty() || circuit.state() == CircuitState.Closed) {
+      return;
+    }
+    s.phase = Phase.CircuitOpen;
+    s.waitingFor = name;
+    Optional<Instant> at = circuit.release(settings.get(), d.instance(), s.lastFailure.at(), d.now).at();
+    Duration delay = at.filter(t -> t.isAfter(d.now)).map(t -> Duration.between(d.now, t)).orElse(Duration.ZERO);
+    d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, s.lastDecision == null ? 0
+        : s.lastDecision.maxAttempts(), delay, s.lastFailure.interruptionClass(), null, 0, "system");
+    d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency " + name
+        + " (circuit " + circuit.state() + ") instead of its scheduled restart"
+        + at.map(t -> "; next run at " + t).orElse("")));
   }
 
   /** The run starts: released by a closed circuit, the instance no longer waits; a probe still does. */

@@ -29,6 +29,8 @@ final class AgentSim {
   boolean suspend;
   Request restartRequest;
   Request resumeRequest;
+  /** The shared circuits of the policy's dependencies, as the policy's status has them. */
+  final Map<String, DependencyCircuit> dependencies = new HashMap<>();
   Decision last;
   final List<Decision> decisions = new ArrayList<>();
   final List<Decision.PodStart> starts = new ArrayList<>();
@@ -71,7 +73,7 @@ final class AgentSim {
       });
     }
     pods.lease(seenByOperator(lease), leaseHolder != null ? leaseHolder : pod == null ? null : pod.name());
-    return pods.sighting(suspend, restartRequest, resumeRequest);
+    return pods.sighting(suspend, restartRequest, resumeRequest).withDependencies(dependencies);
   }
 
   /** The operator's clock stamps a renewTime it has not seen before (what RenewalClock does). */

@@ -59,7 +59,7 @@ class RestartEvaluatorTest {
       assertThat(d.start()).isEmpty();
       assertThat(s.state.phase).isEqualTo(Phase.Suspended);
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.OperatorShutdown);
-      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo("Stopped");
+      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo(RunOutcome.Stopped);
       assertThat(s.reconcile().start()).isEmpty(); // stays stopped
       s.suspend = false;
       Decision resumed = s.reconcile();
@@ -309,7 +309,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.attempt).isZero();
       assertThat(s.state.circuit.failureTimes()).isEmpty();
       assertThat(s.state.restarts).isEqualTo(1);
-      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo("Ignored");
+      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo(RunOutcome.Ignored);
       assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Ignored);
     }
 
@@ -548,6 +548,49 @@ class RestartEvaluatorTest {
       assertThat(healed.notices()).filteredOn(n -> n.reason() == dev.respawn.policy.EventReason.RestartSucceeded).singleElement()
           .extracting(Notice::message).isEqualTo("[RST] Restart succeeded for coder on attempt 2");
       assertThat(s.state.restarts).isEqualTo(2);
+    }
+  }
+
+  @Nested
+  class SharedDependency {
+    final AgentRestartPolicySpec spec = io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+        backoff: {type: Exponential, initialDelay: 2s}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+        """, AgentRestartPolicySpec.class);
+
+    @Test
+    void aFailureCountedWhileTheCircuitWasClosedWaitsOnceItOpensInsteadOfRestartingIntoTheOutage() {
+      AgentSim s = sim(spec).started();
+      s.exit(1, "Error", "upstream model API answered HTTP 503");
+      // the first failure of the fleet: the circuit is Closed, so it is counted and scheduled as usual
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      assertThat(s.state.attempt).isEqualTo(1);
+      assertThat(s.state.lastFailure.dependency()).isEqualTo("model-api");
+      // meanwhile two other instances failed: the policy's one writer opened the shared circuit
+      java.time.Instant opened = s.now.plusMillis(300);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
+          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3));
+      s.now = s.state.nextRestartAt;
+      Decision d = s.reconcile();
+      assertThat(d.start()).isEmpty();
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      assertThat(s.state.waitingFor).isEqualTo("model-api");
+      assertThat(s.state.nextRestartAt).isEqualTo(opened.plusSeconds(30));
+      assertThat(d.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+      assertThat(s.state.attempt).as("counted once, when it was decided; not again").isEqualTo(1);
+      assertThat(d.notices()).singleElement().extracting(Notice::message).asString()
+          .contains("waits for dependency model-api (circuit Open) instead of its scheduled restart");
+    }
+
+    @Test
+    void aBackoffBlamedOnAClosedCircuitRestartsAsScheduled() {
+      AgentSim s = sim(spec).started();
+      s.exit(1, "Error", "upstream model API answered HTTP 503");
+      s.now = s.state.nextRestartAt;
+      assertThat(s.reconcile().start()).isPresent();
+      assertThat(s.state.waitingFor).isNull();
     }
   }
 }
