@@ -161,6 +161,18 @@ final class BeatingKubelet implements AutoCloseable {
     return peak;
   }
 
+  /** Pods that appeared in each second from {@code from} on, up to the last one (for the log). */
+  List<Long> perSecond(long from) {
+    List<Long> times = appeared.stream().filter(t -> t >= from).sorted().toList();
+    if (times.isEmpty()) {
+      return List.of();
+    }
+    int seconds = (int) ((times.get(times.size() - 1) - from) / 1_000_000_000L) + 1;
+    long[] counts = new long[seconds];
+    times.forEach(t -> counts[(int) ((t - from) / 1_000_000_000L)]++);
+    return java.util.Arrays.stream(counts).boxed().toList();
+  }
+
   long renewals() {
     return renewed.get();
   }

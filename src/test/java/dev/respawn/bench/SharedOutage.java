@@ -105,7 +105,7 @@ final class SharedOutage {
     long trips = world.trips();
     Side side = new Side(restarts, world.count(OutageWorld::terminal), recovered, world.count(world::running),
         world.kubelet.peakPerSecond(t1), world.operatorWrites() - writes0, trips);
-    System.out.printf("  %s%n", side);
+    System.out.printf("  %s%n  restarts per second after the outage: %s%n", side, world.kubelet.perSecond(t1));
     return side;
   }
 }
