@@ -2,7 +2,8 @@ package dev.respawn.cli;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceStatus;
-import dev.respawn.api.v1alpha1.HandledRequests;
+import dev.respawn.api.v1alpha1.OperatorRequest;
+import java.util.Map;
 import dev.respawn.api.v1alpha1.RestartRecord;
 
 /**
@@ -39,12 +40,13 @@ record RequestProgress(State state, String message, AgentInstance instance) {
     if (ours && last.startedAt != null && !last.startedAt.isEmpty()) {
       return new RequestProgress(State.STARTED, "pod " + last.pod + " replaces " + last.previousPod, instance);
     }
-    HandledRequests handled = st.handledRequests;
-    String handledId = handled == null ? null : resume ? handled.resume : handled.restart;
-    String kind = resume ? "resume" : "restart";
+    Map<String, String> handled = st.handledRequests == null ? Map.of() : st.handledRequests;
+    String kind = (resume ? OperatorRequest.RESUME : OperatorRequest.RESTART).statusKey();
+    String handledId = handled.get(kind);
+    String handledResume = handled.get(OperatorRequest.RESUME.statusKey());
     if (id.equals(handledId) && !ours) {
       if (!resume && last != null && dev.respawn.policy.RestartKind.Resume.name().equals(last.kind) && last.requestId != null
-          && handled.resume != null && handled.resume.equals(last.requestId)) {
+          && last.requestId.equals(handledResume)) {
         return new RequestProgress(State.REFUSED, "restart request " + id + " was superseded by resume request "
             + last.requestId, instance);
       }

@@ -80,8 +80,10 @@ final class VerifyRestartedCommand extends PluginCommand {
     Map<String, String> annotations = instance.getMetadata().getAnnotations();
     String restartId = annotations == null ? null : annotations.get(AgentInstance.RESTART_ANNOTATION);
     String resumeId = annotations == null ? null : annotations.get(AgentInstance.RESUME_ANNOTATION);
-    String handledRestart = st.handledRequests == null ? null : st.handledRequests.restart;
-    String handledResume = st.handledRequests == null ? null : st.handledRequests.resume;
+    String handledRestart = st.handledRequests == null ? null
+        : st.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART.statusKey());
+    String handledResume = st.handledRequests == null ? null
+        : st.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESUME.statusKey());
     RestartRecord last = st.lastRestart;
     String none = "agentinstance \"" + name + "\" has not restarted since " + after;
     if (resumeId != null && !resumeId.equals(handledResume)) {

@@ -1,6 +1,7 @@
 package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.OperatorRequest;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.heartbeat.HeartbeatLeases;
 import dev.respawn.heartbeat.RenewalClock;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,8 +47,7 @@ final class InstanceSighting {
         instance.getMetadata().getUid(), suspend, facts, lease != null,
         Optional.ofNullable(HeartbeatLeases.view(lease, lease == null ? null : renewals.seenAt(lease))),
         HeartbeatLeases.holder(lease),
-        request(annotations.get(AgentInstance.RESTART_ANNOTATION), annotations.get(AgentInstance.RESTART_REASON_ANNOTATION)),
-        request(annotations.get(AgentInstance.RESUME_ANNOTATION), null), java.util.Map.of());
+        requests(annotations), Map.of());
   }
 
   static PodFacts facts(Pod pod, String agentContainer, Instant now) {
@@ -73,11 +74,17 @@ final class InstanceSighting {
     }
   }
 
-  private static Optional<Request> request(String id, String reason) {
-    if (id == null || id.isBlank()) {
-      return Optional.empty();
+  /** The operator-action annotations present (api.md §6): id bounded, reason bounded. */
+  private static Map<OperatorRequest, Request> requests(Map<String, String> annotations) {
+    Map<OperatorRequest, Request> requests = new EnumMap<>(OperatorRequest.class);
+    for (OperatorRequest kind : OperatorRequest.values()) {
+      String id = annotations.get(kind.annotation());
+      if (id != null && !id.isBlank()) {
+        String reason = kind.reasonAnnotation().map(annotations::get).orElse(null);
+        requests.put(kind, new Request(Bounds.truncateUtf8(id.strip(), Bounds.REQUEST_ID_BYTES),
+            reason == null ? null : Bounds.truncateUtf8(reason, Bounds.MESSAGE_BYTES)));
+      }
     }
-    return Optional.of(new Request(Bounds.truncateUtf8(id.strip(), Bounds.REQUEST_ID_BYTES),
-        reason == null ? null : Bounds.truncateUtf8(reason, Bounds.MESSAGE_BYTES)));
+    return requests;
   }
 }

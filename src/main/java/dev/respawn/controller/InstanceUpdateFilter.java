@@ -1,6 +1,7 @@
 package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.OperatorRequest;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import java.util.Map;
 import java.util.Objects;
@@ -19,7 +20,14 @@ public class InstanceUpdateFilter implements OnUpdateFilter<AgentInstance> {
 
   private static String action(AgentInstance i) {
     Map<String, String> a = i.getMetadata().getAnnotations();
-    return a == null ? "" : a.get(AgentInstance.RESTART_ANNOTATION) + "|" + a.get(AgentInstance.RESUME_ANNOTATION)
-        + "|" + a.get(AgentInstance.RESTART_REASON_ANNOTATION);
+    if (a == null) {
+      return "";
+    }
+    StringBuilder key = new StringBuilder();
+    for (OperatorRequest kind : OperatorRequest.values()) {
+      key.append(a.get(kind.annotation())).append('|').append(kind.reasonAnnotation().map(a::get).orElse(""))
+          .append('|');
+    }
+    return key.toString();
   }
 }

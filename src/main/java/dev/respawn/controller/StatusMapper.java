@@ -4,7 +4,7 @@ import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.CircuitBreakerStatus;
 import dev.respawn.api.v1alpha1.DecisionStatus;
 import dev.respawn.api.v1alpha1.FailureStatus;
-import dev.respawn.api.v1alpha1.HandledRequests;
+import dev.respawn.api.v1alpha1.OperatorRequest;
 import dev.respawn.api.v1alpha1.HeartbeatStatus;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.RestartRecord;
@@ -27,6 +27,7 @@ import dev.respawn.policy.InstanceState.RunInfo;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Objects;
 
 /** Maps the decision core's {@link InstanceState} to AgentInstance.status and back, losslessly. */
@@ -84,8 +85,9 @@ public final class StatusMapper {
           r.failureClass, r.exitCode, code(r.reasonCode)));
     }
     if (st.handledRequests != null) {
-      s.handledRestartRequest = st.handledRequests.restart;
-      s.handledResumeRequest = st.handledRequests.resume;
+      for (OperatorRequest kind : OperatorRequest.values()) {
+        Optional.ofNullable(st.handledRequests.get(kind.statusKey())).ifPresent(id -> s.handledRequests.put(kind, id));
+      }
     }
     return s;
   }
@@ -190,10 +192,9 @@ public final class StatusMapper {
       rr.reasonCode = text(r.reasonCode());
       st.history.add(rr);
     }
-    if (s.handledRestartRequest != null || s.handledResumeRequest != null) {
-      st.handledRequests = new HandledRequests();
-      st.handledRequests.restart = s.handledRestartRequest;
-      st.handledRequests.resume = s.handledResumeRequest;
+    if (!s.handledRequests.isEmpty()) {
+      st.handledRequests = new java.util.TreeMap<>();
+      s.handledRequests.forEach((kind, id) -> st.handledRequests.put(kind.statusKey(), id));
     }
     return st;
   }

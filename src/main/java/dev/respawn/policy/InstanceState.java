@@ -1,5 +1,9 @@
 package dev.respawn.policy;
 
+import dev.respawn.api.v1alpha1.OperatorRequest;
+import java.util.EnumMap;
+import java.util.Map;
+
 import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
@@ -32,8 +36,8 @@ public final class InstanceState {
   public TerminalReason terminalReason;
   public List<Instant> recentRestarts = new ArrayList<>();
   public List<RunInfo> history = new ArrayList<>();
-  public String handledRestartRequest;
-  public String handledResumeRequest;
+  /** The id of the last request of each kind acted on (status.handledRequests). */
+  public Map<OperatorRequest, String> handledRequests = new EnumMap<>(OperatorRequest.class);
   /** The shared dependency this instance waits for (phase CircuitOpen) or probes, or null. */
   public String waitingFor;
 
@@ -57,8 +61,8 @@ public final class InstanceState {
     c.terminalReason = terminalReason;
     c.recentRestarts = new ArrayList<>(recentRestarts);
     c.history = new ArrayList<>(history);
-    c.handledRestartRequest = handledRestartRequest;
-    c.handledResumeRequest = handledResumeRequest;
+    c.handledRequests = new EnumMap<>(OperatorRequest.class);
+    c.handledRequests.putAll(handledRequests);
     c.waitingFor = waitingFor;
     return c;
   }
@@ -73,8 +77,7 @@ public final class InstanceState {
         && Objects.equals(heartbeat, s.heartbeat) && Objects.equals(resume, s.resume)
         && Objects.equals(lastRestart, s.lastRestart) && terminalReason == s.terminalReason
         && recentRestarts.equals(s.recentRestarts) && history.equals(s.history)
-        && Objects.equals(handledRestartRequest, s.handledRestartRequest)
-        && Objects.equals(handledResumeRequest, s.handledResumeRequest) && Objects.equals(waitingFor, s.waitingFor);
+        && handledRequests.equals(s.handledRequests) && Objects.equals(waitingFor, s.waitingFor);
   }
 
   @Override

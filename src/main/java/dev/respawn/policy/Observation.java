@@ -1,5 +1,6 @@
 package dev.respawn.policy;
 
+import dev.respawn.api.v1alpha1.OperatorRequest;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,7 +15,7 @@ import java.util.Optional;
  * @param nextRun a pod of the run after the current one, made by a start whose status was not written
  */
 public record Observation(String namespace, String instance, boolean suspend, Optional<PodView> pod,
-    Optional<RunEnding> ending, Optional<Request> restartRequest, Optional<Request> resumeRequest,
+    Optional<RunEnding> ending, Map<OperatorRequest, Request> requests,
     Optional<LeaseView> lease, boolean leaseExists, List<PodFacts> earlierRuns, Optional<PodFacts> nextRun,
     Map<String, DependencyCircuit> dependencies) {
 
@@ -36,7 +37,7 @@ public record Observation(String namespace, String instance, boolean suspend, Op
   /** The same observation with the pod of the next run as the current one (that run has started). */
   Observation atNextRun(Sighting seen) {
     PodFacts next = nextRun.orElseThrow();
-    return new Observation(namespace, instance, suspend, Optional.of(next.view()), next.ending(), restartRequest,
-        resumeRequest, seen.leaseOf(next.name()), leaseExists, earlierRuns, Optional.empty(), dependencies);
+    return new Observation(namespace, instance, suspend, Optional.of(next.view()), next.ending(), requests,
+        seen.leaseOf(next.name()), leaseExists, earlierRuns, Optional.empty(), dependencies);
   }
 }

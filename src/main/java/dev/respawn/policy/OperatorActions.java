@@ -9,7 +9,10 @@ import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.InstanceState.ResumeInfo;
 import dev.respawn.policy.InstanceState.RestartInfo;
 import java.time.Duration;
+import dev.respawn.api.v1alpha1.OperatorRequest;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Map;
 
 /** spec.suspend (§3 step 1) and the operator-action annotations of §6. */
 final class OperatorActions {
@@ -42,10 +45,36 @@ final class OperatorActions {
     d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
   }
 
+  /**
+   * The annotation requests (api.md §6) with an id not acted on yet, in {@link OperatorRequest} order:
+   * each is recorded as handled; once one restarted the instance, the later ones are answered by it.
+   */
+  static void requests(DecisionDraft d) {
+    boolean restarted = false;
+    for (Map.Entry<OperatorRequest, Request> e : pending(d).entrySet()) {
+      d.state.handledRequests.put(e.getKey(), e.getValue().id());
+      if (!restarted) {
+        restarted = switch (e.getKey()) {
+          case RESUME -> resume(d, e.getValue());
+          case RESTART -> restart(d, e.getValue());
+        };
+      }
+    }
+  }
+
+  private static Map<OperatorRequest, Request> pending(DecisionDraft d) {
+    Map<OperatorRequest, Request> pending = new EnumMap<>(OperatorRequest.class);
+    d.obs.requests().forEach((kind, r) -> {
+      if (!r.id().equals(d.state.handledRequests.get(kind))) {
+        pending.put(kind, r);
+      }
+    });
+    return pending;
+  }
+
   /** respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now. */
-  static void resume(DecisionDraft d, Request r) {
+  private static boolean resume(DecisionDraft d, Request r) {
     InstanceState s = d.state;
-    s.handledResumeRequest = r.id();
     CircuitState before = s.circuit.state();
     s.attempt = 0;
     s.firstFailureAt = null;
@@ -80,23 +109,24 @@ final class OperatorActions {
     d.decided(DecisionAction.Restart, ReasonCode.RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Resume requested (" + r.id() + "): new lifecycle, restarting now"
         + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
+    return true;
   }
 
   /** respawn.dev/restart with a new id: end a live run or skip a wait; refused in a terminal phase. */
-  static void restart(DecisionDraft d, Request r) {
+  private static boolean restart(DecisionDraft d, Request r) {
     InstanceState s = d.state;
-    s.handledRestartRequest = r.id();
     if (s.phase.isTerminal()) {
       d.reasonCode = ReasonCode.REQUEST_REFUSED;
       d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: phase " + s.phase
           + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
-      return;
+      return false;
     }
     endLiveRun(d, RunOutcome.Restarted, ReasonCode.MANUAL_RESTART);
     String reason = r.reason() != null ? r.reason() : "restart requested";
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Manual, reason, s.currentPod, null, d.now, null, r.id(), null, null));
     d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Restart requested (" + r.id() + "): " + reason));
+    return true;
   }
 
   private static void endLiveRun(DecisionDraft d, RunOutcome outcome, ReasonCode code) {
@@ -107,14 +137,11 @@ final class OperatorActions {
   }
 
   private static void refuseRequests(DecisionDraft d, String why) {
-    InstanceState s = d.state;
-    d.obs.restartRequest().filter(r -> !r.id().equals(s.handledRestartRequest)).ifPresent(r -> {
-      s.handledRestartRequest = r.id();
-      d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: " + why));
-    });
-    d.obs.resumeRequest().filter(r -> !r.id().equals(s.handledResumeRequest)).ifPresent(r -> {
-      s.handledResumeRequest = r.id();
-      d.notice(Notice.warning(EventReason.RestartRequested, "Resume request " + r.id() + " refused: " + why));
+    pending(d).forEach((kind, r) -> {
+      d.state.handledRequests.put(kind, r.id());
+      String name = kind.statusKey();
+      d.notice(Notice.warning(EventReason.RestartRequested, Character.toUpperCase(name.charAt(0)) + name.substring(1)
+          + " request " + r.id() + " refused: " + why));
     });
   }
 

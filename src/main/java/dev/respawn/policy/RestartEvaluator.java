@@ -64,14 +64,7 @@ public final class RestartEvaluator {
     if (s.phase == Phase.Suspended) {
       OperatorActions.unsuspend(d);
     }
-    Optional<Request> resume = d.obs.resumeRequest().filter(r -> !r.id().equals(s.handledResumeRequest));
-    Optional<Request> restart = d.obs.restartRequest().filter(r -> !r.id().equals(s.handledRestartRequest));
-    if (resume.isPresent()) {
-      OperatorActions.resume(d, resume.get());
-      restart.ifPresent(r -> s.handledRestartRequest = r.id()); // a resume restarts anyway
-    } else if (restart.isPresent()) {
-      OperatorActions.restart(d, restart.get());
-    }
+    OperatorActions.requests(d);
     if (!d.endRun) {
       observeRun(d, pod);
     }

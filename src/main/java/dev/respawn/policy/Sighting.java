@@ -1,5 +1,9 @@
 package dev.respawn.policy;
 
+import dev.respawn.api.v1alpha1.OperatorRequest;
+import java.util.Collections;
+import java.util.EnumMap;
+
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,18 +17,19 @@ import java.util.Optional;
  * through that one step.
  */
 public record Sighting(String namespace, String instance, String instanceUid, boolean suspend, List<PodFacts> pods,
-    boolean leaseExists, Optional<LeaseView> lease, String leaseHolder, Optional<Request> restartRequest,
-    Optional<Request> resumeRequest, Map<String, DependencyCircuit> dependencies) {
+    boolean leaseExists, Optional<LeaseView> lease, String leaseHolder, Map<OperatorRequest, Request> requests,
+    Map<String, DependencyCircuit> dependencies) {
 
   public Sighting {
     pods = List.copyOf(pods);
+    requests = requests.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(requests));
     dependencies = Map.copyOf(dependencies);
   }
 
   /** The same sighting, with the shared circuits of the policy's dependencies (from the policy's status). */
   public Sighting withDependencies(Map<String, DependencyCircuit> circuits) {
     return new Sighting(namespace, instance, instanceUid, suspend, pods, leaseExists, lease, leaseHolder,
-        restartRequest, resumeRequest, circuits);
+        requests, circuits);
   }
 
   /** The Lease's view when {@code pod} holds it (a stale run cannot vouch for the new one). */

@@ -38,7 +38,8 @@ public final class SandboxStory {
         Run.exit(42, "Error", "Load new GitConfig implementation").after(Duration.ofSeconds(1)),
         Run.exit(42, "Error", "Apply refactored GitManager changes").after(Duration.ofSeconds(1)),
         Run.runForever());
-    add("worker", s -> s.handledRequests != null && RESUME_ID.equals(s.handledRequests.resume)
+    add("worker", s -> s.handledRequests != null
+            && RESUME_ID.equals(s.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESUME.statusKey()))
             && s.phase == Phase.Running,
         Run.exit(1, "Error", "tool call failed: HTTP 503").after(Duration.ofMillis(500)),
         Run.exit(1, "Error", "tool call failed: HTTP 503").after(Duration.ofMillis(500)),

@@ -117,7 +117,7 @@ public final class FleetSimulation {
   private void decide(String name, Instant now) {
     InstanceState before = states.get(name);
     SimulatedPods p = pods.get(name);
-    Decision d = evaluator.decide(policy, before, p.sighting(false, null, null).withDependencies(circuits), now,
+    Decision d = evaluator.decide(policy, before, p.sighting(false, java.util.Map.of()).withDependencies(circuits), now,
         random);
     p.apply(d, now);
     InstanceState s = d.state();
@@ -136,7 +136,7 @@ public final class FleetSimulation {
       if (hit.isBefore(t0.plus(story.outageEnd()))) {
         failAt.put(name, hit);
       }
-      Decision running = evaluator.decide(policy, s, p.sighting(false, null, null).withDependencies(circuits), now,
+      Decision running = evaluator.decide(policy, s, p.sighting(false, java.util.Map.of()).withDependencies(circuits), now,
           random);
       states.put(name, running.state());
       running.wakeAt().ifPresent(t -> wakeAt.put(name, t));

@@ -35,9 +35,9 @@ public final class SimulatedPods {
   }
 
   /** What the controller would see now. */
-  public Sighting sighting(boolean suspend, Request restart, Request resume) {
+  public Sighting sighting(boolean suspend, java.util.Map<dev.respawn.api.v1alpha1.OperatorRequest, Request> requests) {
     return new Sighting(namespace, instance, INSTANCE_UID, suspend, pods, true, Optional.ofNullable(lease), holder,
-        Optional.ofNullable(restart), Optional.ofNullable(resume), java.util.Map.of());
+        requests, java.util.Map.of());
   }
 
   /** Executes the decision's pod actions: deletions remove pods at once, a start adds a pending pod. */

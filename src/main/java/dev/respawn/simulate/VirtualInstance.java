@@ -113,7 +113,7 @@ final class VirtualInstance {
   /** One reconcile, as the controller does it: observe, decide, apply. */
   void reconcile() {
     CircuitState before = state.circuit.state();
-    last = evaluator.decide(policy, state, pods.sighting(false, null, null), now, random);
+    last = evaluator.decide(policy, state, pods.sighting(false, java.util.Map.of()), now, random);
     state = last.state();
     pods.apply(last, now);
     for (Decision.Notice n : last.notices()) {

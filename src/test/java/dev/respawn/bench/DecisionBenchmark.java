@@ -87,7 +87,7 @@ public class DecisionBenchmark {
 
   private static Sighting sighting(List<PodFacts> pods, LeaseView lease) {
     return new Sighting("agents", "coder", UID, false, pods, true, Optional.ofNullable(lease), "coder-1",
-        Optional.empty(), Optional.empty(), java.util.Map.of());
+        java.util.Map.of(), java.util.Map.of());
   }
 
   @Benchmark

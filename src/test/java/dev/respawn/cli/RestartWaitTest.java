@@ -75,7 +75,7 @@ class RestartWaitTest {
     assertThat(after.getStatus().lastRestart.requestId).isEqualTo(j.get("request_id").asText());
     assertThat(after.getStatus().lastRestart.reason).isEqualTo("Load new GitConfig implementation");
     assertThat(after.getStatus().lastRestart.kind).isEqualTo("Manual");
-    assertThat(after.getStatus().handledRequests.restart).isEqualTo(j.get("request_id").asText());
+    assertThat(after.getStatus().handledRequests.get("restart")).isEqualTo(j.get("request_id").asText());
     assertThat(after.getStatus().attempt).isZero();
 
     Cli.Result verified = cli("verify-restarted", "coder", "--since", before.toString(), "-o", "json");

@@ -40,7 +40,7 @@ class OperatorActionScenarioTest {
     f.annotate("manual", RESTART, "req-1");
     AgentInstance restarted = f.awaitInstance("manual", i -> at(i, 2, Phase.Running));
     var st = restarted.getStatus();
-    assertThat(st.handledRequests.restart).isEqualTo("req-1");
+    assertThat(st.handledRequests.get("restart")).isEqualTo("req-1");
     assertThat(st.lastRestart.requestId).isEqualTo("req-1");
     assertThat(st.lastRestart.kind).isEqualTo("Manual");
     assertThat(st.lastRestart.previousPod).isEqualTo("manual-1");
@@ -69,7 +69,7 @@ class OperatorActionScenarioTest {
     // a new id is a new request
     f.annotate("manual", RESTART, "req-2");
     AgentInstance again = f.awaitInstance("manual", i -> at(i, 3, Phase.Running));
-    assertThat(again.getStatus().handledRequests.restart).isEqualTo("req-2");
+    assertThat(again.getStatus().handledRequests.get("restart")).isEqualTo("req-2");
     assertThat(again.getStatus().lastRestart.requestId).isEqualTo("req-2");
     assertThat(f.podsEverCreated("manual")).containsExactly("manual-1", "manual-2", "manual-3");
   }
@@ -102,7 +102,7 @@ class OperatorActionScenarioTest {
             && "Warning".equals(e.getType()) && e.getNote().contains("too-late") && e.getNote().contains("refused")));
     f.holdsFor(Duration.ofMillis(700), () -> f.get("done"), i -> i.getStatus().phase == Phase.Succeeded);
     assertThat(f.podsEverCreated("done")).containsExactly("done-1");
-    assertThat(f.get("done").getStatus().handledRequests.restart).isEqualTo("too-late");
+    assertThat(f.get("done").getStatus().handledRequests.get("restart")).isEqualTo("too-late");
   }
 
   @Test
@@ -126,7 +126,7 @@ class OperatorActionScenarioTest {
     assertThat(st.circuitBreaker.state).isEqualTo(CircuitState.Closed);
     assertThat(st.circuitBreaker.failureCount).isZero();
     assertThat(st.terminalReason).isNull();
-    assertThat(st.handledRequests.resume).isEqualTo("res-1");
+    assertThat(st.handledRequests.get("resume")).isEqualTo("res-1");
     assertThat(st.lastRestart.kind).isEqualTo("Resume");
     assertThat(st.lastRestart.requestId).isEqualTo("res-1");
     assertThat(st.lastRestart.previousPod).isEqualTo("esc-2");
@@ -149,6 +149,6 @@ class OperatorActionScenarioTest {
     AgentInstance resumed = f.awaitInstance("failed", i -> at(i, 2, Phase.Running));
     assertThat(resumed.getStatus().attempt).isZero();
     assertThat(resumed.getStatus().terminalReason).isNull();
-    assertThat(resumed.getStatus().handledRequests.resume).isEqualTo("fixed-config");
+    assertThat(resumed.getStatus().handledRequests.get("resume")).isEqualTo("fixed-config");
   }
 }

@@ -92,8 +92,10 @@ class StatusRoundTripProperties {
           maybe(r, pick(r, InterruptionClass.values())), maybe(r, r.nextInt(0, 256)),
           maybe(r, pick(r, ReasonCode.values()))));
     }
-    s.handledRestartRequest = maybe(r, "restart-1");
-    s.handledResumeRequest = maybe(r, "resume-1");
+    java.util.Optional.ofNullable(maybe(r, "restart-1")).ifPresent(id -> s.handledRequests.put(
+        dev.respawn.api.v1alpha1.OperatorRequest.RESTART, id));
+    java.util.Optional.ofNullable(maybe(r, "resume-1")).ifPresent(id -> s.handledRequests.put(
+        dev.respawn.api.v1alpha1.OperatorRequest.RESUME, id));
     return s;
   }
 

@@ -131,7 +131,7 @@ class DecisionCoreFuzzProperties {
     RunEnding e = new RunEnding(s.currentPod, "uid-1", EndingKind.TERMINATED, code, reason, "", T0);
     return new Sighting("agents", "agent", SimulatedPods.INSTANCE_UID, false,
         List.of(new PodFacts(pod, s.run, SimulatedPods.INSTANCE_UID, Optional.of(e))), true, Optional.ofNullable(lease),
-        s.currentPod, Optional.empty(), Optional.empty(), Map.of());
+        s.currentPod, Map.of(), Map.of());
   }
 
   @Provide
@@ -272,7 +272,7 @@ class DecisionCoreFuzzProperties {
         }
       }
       pods.lease(lease, lease == null || pod == null ? null : pod.name());
-      Sighting o = pods.sighting(suspend, restart, resume);
+      Sighting o = pods.sighting(suspend, dev.respawn.testsupport.Requests.of(restart, resume));
       InstanceState before = state.copy();
       long seed = 0x5eedL ^ state.run;
       Decision d = evaluator.decide(policy, state, o, now, new SplittableRandom(seed));
@@ -310,8 +310,8 @@ class DecisionCoreFuzzProperties {
         bytes("lastRestart.requestId", s.lastRestart.requestId(), Bounds.REQUEST_ID_BYTES);
         bytes("lastRestart.resumeCheckpoint", s.lastRestart.resumeCheckpoint(), Bounds.CHECKPOINT_BYTES);
       }
-      bytes("handled restart request", s.handledRestartRequest, Bounds.REQUEST_ID_BYTES);
-      bytes("handled resume request", s.handledResumeRequest, Bounds.REQUEST_ID_BYTES);
+      s.handledRequests.forEach((kind, id) -> bytes("handled " + kind.statusKey() + " request", id,
+          Bounds.REQUEST_ID_BYTES));
       bytes("resume.checkpoint", s.resume.checkpoint(), Bounds.CHECKPOINT_BYTES);
       bytes("resume.checkpointStatus", s.resume.checkpointStatus(), Bounds.CHECKPOINT_BYTES);
       bytes("Ready message", d.liveness().message(), 1024);
@@ -321,8 +321,7 @@ class DecisionCoreFuzzProperties {
         assertThat(start.run()).as("run of the new pod").isEqualTo(s.run);
         assertThat(start.podName()).isEqualTo("agent-" + start.run());
         assertThat(s.phase.isTerminal()).as("a pod started in a terminal phase").isFalse();
-        boolean requested = !java.util.Objects.equals(s.handledRestartRequest, before.handledRestartRequest)
-            || !java.util.Objects.equals(s.handledResumeRequest, before.handledResumeRequest);
+        boolean requested = !s.handledRequests.equals(before.handledRequests);
         assertThat(before.nextRestartAt == null || !now.isBefore(before.nextRestartAt) || requested)
             .as("started before nextRestartAt " + before.nextRestartAt + " at " + now).isTrue();
       });

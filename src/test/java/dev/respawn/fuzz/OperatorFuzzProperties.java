@@ -156,7 +156,7 @@ class OperatorFuzzProperties {
       AgentInstance i = awaitInstance(name, x -> x.getStatus().run != null && x.getStatus().run >= 1);
       var st = i.getStatus();
       if (st.handledRequests != null) {
-        assertThat(bytes(st.handledRequests.restart)).as("handled request id").isLessThanOrEqualTo(256);
+        assertThat(bytes(st.handledRequests.get("restart"))).as("handled request id").isLessThanOrEqualTo(256);
       }
       if (st.lastRestart != null) {
         assertThat(bytes(st.lastRestart.requestId)).as("lastRestart.requestId").isLessThanOrEqualTo(256);
@@ -171,7 +171,7 @@ class OperatorFuzzProperties {
     int before = getInstance("control").getStatus().run;
     annotate("control", id);
     awaitInstance("control", x -> x.getStatus().handledRequests != null
-        && id.equals(x.getStatus().handledRequests.restart) && x.getStatus().run > before);
+        && id.equals(x.getStatus().handledRequests.get("restart")) && x.getStatus().run > before);
     assertThat(operator.isReady()).as("operator ready").isTrue();
     if (wrongInstanceField != null || !g.valid()) {
       assertThat(client.pods().inNamespace(NS).withLabel(AgentInstance.INSTANCE_LABEL, name).list().getItems())

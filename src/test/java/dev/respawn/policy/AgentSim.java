@@ -73,7 +73,8 @@ final class AgentSim {
       });
     }
     pods.lease(seenByOperator(lease), leaseHolder != null ? leaseHolder : pod == null ? null : pod.name());
-    return pods.sighting(suspend, restartRequest, resumeRequest).withDependencies(dependencies);
+    return pods.sighting(suspend, dev.respawn.testsupport.Requests.of(restartRequest,
+        resumeRequest)).withDependencies(dependencies);
   }
 
   /** The operator's clock stamps a renewTime it has not seen before (what RenewalClock does). */

@@ -205,7 +205,7 @@ class RestartEvaluatorTest {
       s.restartRequest = new Request("r-1", "load new tools");
       Decision d = s.reconcile();
       assertThat(d.deletePod()).isTrue();
-      assertThat(s.state.handledRestartRequest).isEqualTo("r-1");
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).isEqualTo("r-1");
       assertThat(s.state.lastRestart.requestId()).isEqualTo("r-1");
       assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Manual);
       assertThat(s.state.attempt).isZero();
@@ -238,7 +238,7 @@ class RestartEvaluatorTest {
         assertThat(n.type()).isEqualTo(EventType.Warning);
         assertThat(n.message()).contains("refused").contains("respawn.dev/resume");
       });
-      assertThat(s.state.handledRestartRequest).isEqualTo("r-9");
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).isEqualTo("r-9");
     }
 
     @Test
@@ -255,7 +255,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
       assertThat(s.state.recentRestarts).hasSize(1); // cleared, then this restart
       assertThat(s.state.terminalReason).isNull();
-      assertThat(s.state.handledResumeRequest).isEqualTo("resume-1");
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESUME)).isEqualTo("resume-1");
       assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Resume);
       s.running();
       assertThat(s.reconcile().start()).isEmpty(); // acted on once

@@ -35,12 +35,12 @@ import io.fabric8.kubernetes.model.annotation.Version;
     reason = "FieldValueInvalid")
 public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus>
     implements Namespaced, Unreadable.Holder {
-  /** Annotation: restart now (value = request id). */
-  public static final String RESTART_ANNOTATION = "respawn.dev/restart";
-  /** Annotation: resume from Escalated/Failed/latched (value = request id). */
+  /** Annotation: restart now (value = request id); see {@link OperatorRequest#RESTART}. */
+  public static final String RESTART_ANNOTATION = OperatorRequest.RESTART.annotation();
   /** Optional reason of a restart request, recorded in status.lastRestart.reason. */
-  public static final String RESTART_REASON_ANNOTATION = "respawn.dev/restart-reason";
-  public static final String RESUME_ANNOTATION = "respawn.dev/resume";
+  public static final String RESTART_REASON_ANNOTATION = OperatorRequest.RESTART.reasonAnnotation().orElseThrow();
+  /** Annotation: resume from Escalated/Failed/latched (value = request id); see {@link OperatorRequest#RESUME}. */
+  public static final String RESUME_ANNOTATION = OperatorRequest.RESUME.annotation();
   /** Pod annotation: when the operator decided to start this run (RFC 3339, the operator's clock). */
   public static final String STARTED_AT_ANNOTATION = "respawn.dev/started-at";
   /** Pod label naming the instance. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.List;
+import java.util.Map;
 
 /** Everything that must survive an operator restart lives here (api.md §2). */
 @JsonClassDescription("Observed state written by the operator: phase, attempts, circuit breaker, next restart, reasons.")
@@ -49,8 +50,9 @@ public class AgentInstanceStatus {
   public List<String> recentRestarts;
   @JsonPropertyDescription("The last 10 finished runs.")
   public List<RunRecord> history;
-  @JsonPropertyDescription("Request ids of respawn.dev/restart and respawn.dev/resume already acted on.")
-  public HandledRequests handledRequests;
+  @JsonPropertyDescription("The request id last acted on, by kind (restart: respawn.dev/restart, resume: "
+      + "respawn.dev/resume); each distinct annotation value is acted on once.")
+  public Map<String, String> handledRequests;
   @JsonPropertyDescription("Ready (liveness gate), Recovering (failure sequence open), Escalated (operator action needed).")
   public List<StatusCondition> conditions;
 }
