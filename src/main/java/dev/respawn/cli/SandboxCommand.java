@@ -1,6 +1,5 @@
 package dev.respawn.cli;
 
-import dev.respawn.controller.DecisionSink;
 import dev.respawn.sandbox.Sandbox;
 import dev.respawn.sandbox.TimeScale;
 import java.io.PrintWriter;
@@ -51,7 +50,7 @@ public final class SandboxCommand implements Callable<Integer> {
     quietFrameworkLogs();
     Optional<Path> dir = Optional.ofNullable(examples).or(() -> Optional.of(Path.of("examples"))
         .filter(Files::isDirectory));
-    try (Sandbox sandbox = new Sandbox(out, port, new TimeScale(timeScale), DecisionSink.NONE)) {
+    try (Sandbox sandbox = new Sandbox(out, port, new TimeScale(timeScale))) {
       Path kubeconfig = sandbox.api().writeKubeconfig(kubeconfigOut);
       out.println("Respawn sandbox: API server " + sandbox.api().url() + " (fabric8 mock, CRUD mode)");
       out.println("kubeconfig for fabric8-based tools: " + kubeconfig.toAbsolutePath()
@@ -80,11 +79,14 @@ public final class SandboxCommand implements Callable<Integer> {
   }
 
   /** The narration is the sandbox's output: the frameworks' INFO lines would drown it. */
+  /** The narrator tells the story: the frameworks' chatter and the operator's decision and audit logs stay quiet. */
   private static void quietFrameworkLogs() {
-    for (String name : new String[] {"io.javaoperatorsdk", "io.fabric8", "Default ConfigurationService implementation"}) {
+    for (String name : new String[] {"io.javaoperatorsdk", "io.fabric8", "Default ConfigurationService implementation",
+        "respawn.decision", "respawn.audit", "dev.respawn"}) {
       org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(name);
       if (log instanceof ch.qos.logback.classic.Logger logback) {
-        logback.setLevel(ch.qos.logback.classic.Level.WARN);
+        logback.setLevel(name.startsWith("respawn.") ? ch.qos.logback.classic.Level.OFF
+            : ch.qos.logback.classic.Level.WARN);
       }
     }
   }

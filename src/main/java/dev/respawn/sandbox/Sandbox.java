@@ -5,6 +5,10 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.controller.DecisionSink;
 import dev.respawn.controller.OperatorSettings;
 import dev.respawn.controller.RespawnOperator;
+import dev.respawn.observability.KubeEventRecorder;
+import dev.respawn.observability.ReportingSink;
+import dev.respawn.observability.RestartMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -30,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Sandbox implements AutoCloseable {
   public static final String NAMESPACE = "agents";
+  static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
   static final List<String> EXAMPLES = List.of("00-namespace.yaml", "01-coding-agent-exponential.yaml",
       "02-permanent-failures.yaml", "03-heartbeat-resume.yaml", "04-restart-request-exit-42.yaml",
       "05-latched-circuit.yaml", "06-shared-model-api.yaml");
@@ -46,12 +51,16 @@ public final class Sandbox implements AutoCloseable {
   private final AtomicBoolean resumed = new AtomicBoolean();
   private String lastTable = "";
 
-  public Sandbox(PrintWriter out, int port, TimeScale scale, DecisionSink sink) {
+  /** A sandbox whose operator reports as in production: Events (kubectl describe shows them), audit, metrics. */
+  public Sandbox(PrintWriter out, int port, TimeScale scale) {
     this.out = out;
     this.scale = scale;
     this.api = new SandboxApiServer(port);
     this.kubelet = new SimulatedKubelet(api.newClient(), NAMESPACE);
-    this.operator = new RespawnOperator(api.newClient(), OperatorSettings.defaults(), sink, Optional.empty());
+    KubernetesClient operatorClient = api.newClient();
+    DecisionSink sink = new ReportingSink(new KubeEventRecorder(operatorClient, "respawn-sandbox",
+        InstantSource.system()), new RestartMetrics(new SimpleMeterRegistry()));
+    this.operator = new RespawnOperator(operatorClient, OperatorSettings.defaults(), sink, Optional.empty());
     this.narrator = new Narrator(out, InstantSource.system());
   }
 
@@ -85,6 +94,10 @@ public final class Sandbox implements AutoCloseable {
         if (o instanceof AgentRestartPolicy p) {
           scale.compress(p.getSpec());
         }
+        // as `kubectl apply` would have left it, so that a later `kubectl apply -f examples/...` merges cleanly
+        o.getMetadata().setAnnotations(new java.util.HashMap<>(o.getMetadata().getAnnotations() == null ? Map.of()
+            : o.getMetadata().getAnnotations()));
+        o.getMetadata().getAnnotations().put(LAST_APPLIED, client.getKubernetesSerialization().asJson(o));
         client.resource(o).create();
       }
       out.println("applied examples/" + file);

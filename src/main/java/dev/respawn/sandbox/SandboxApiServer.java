@@ -26,8 +26,10 @@ import java.util.logging.Logger;
 
 /**
  * The sandbox's local API server: fabric8's mock Kubernetes API server in CRUD mode on the
- * loopback address, with Respawn's CRDs registered (status subresource included). It validates no
- * schema and runs no garbage collection; it is enough to watch the whole lifecycle.
+ * loopback address, with Respawn's CRDs registered (status subresource included), behind a
+ * {@link KubectlFront} that gives kubectl what the mock lacks (discovery, tables, chunked watches,
+ * core/v1 Events, OpenAPI v3, merge patches). It validates no schema and runs no garbage collection; it is
+ * enough to watch the whole lifecycle with kubectl.
  */
 public final class SandboxApiServer implements AutoCloseable {
   private static final List<String> CRDS = List.of("agentrestartpolicies.respawn.dev.yaml",
@@ -37,20 +39,23 @@ public final class SandboxApiServer implements AutoCloseable {
 
   private final Server server;
   private final KubernetesClient client;
+  private final KubectlFront front;
 
   public SandboxApiServer(int port) {
     MOCK_LOG.setLevel(Level.OFF);
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     server = new Server(new MockWebServer(), responses, new KubernetesMixedDispatcher(responses));
-    server.init(InetAddress.getLoopbackAddress(), port);
+    server.init(InetAddress.getLoopbackAddress(), 0);
     client = server.createClient();
+    List<CustomResourceDefinition> crds = new java.util.ArrayList<>();
     for (String file : CRDS) {
       try (InputStream in = SandboxApiServer.class.getResourceAsStream("/crds/" + file)) {
-        client.resource(Serialization.unmarshal(in, CustomResourceDefinition.class)).create();
+        crds.add(client.resource(Serialization.unmarshal(in, CustomResourceDefinition.class)).create());
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
+    front = new KubectlFront(port, server.url("/"), server.createClient(), crds);
   }
 
   public KubernetesClient client() {
@@ -62,11 +67,12 @@ public final class SandboxApiServer implements AutoCloseable {
     return server.createClient(b -> b.withKubernetesSerialization(TolerantResources.serialization()));
   }
 
+  /** The URL kubectl and other tools use (the front). */
   public String url() {
-    return server.url("/");
+    return front.url();
   }
 
-  /** Writes a kubeconfig pointing at this server, for fabric8-based tools (kubectl needs discovery it lacks). */
+  /** Writes a kubeconfig pointing at this server, for kubectl and fabric8-based tools (kubectl-respawn). */
   public Path writeKubeconfig(Path file) throws IOException {
     String yaml = "apiVersion: v1\nkind: Config\nclusters:\n- name: respawn-sandbox\n  cluster:\n    server: "
         + url() + "\ncontexts:\n- name: respawn-sandbox\n  context:\n    cluster: respawn-sandbox\n"
@@ -80,6 +86,7 @@ public final class SandboxApiServer implements AutoCloseable {
 
   @Override
   public void close() {
+    front.close();
     client.close();
     server.destroy();
   }
