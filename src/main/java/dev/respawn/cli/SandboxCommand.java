@@ -30,7 +30,7 @@ public final class SandboxCommand implements Callable<Integer> {
   Path examples;
 
   @Option(names = "--kubeconfig-out", defaultValue = "respawn-sandbox.kubeconfig",
-      description = "Where to write a kubeconfig for fabric8-based tools (default: ${DEFAULT-VALUE}).")
+      description = "Where to write the kubeconfig for kubectl and kubectl-respawn (default: ${DEFAULT-VALUE}).")
   Path kubeconfigOut;
 
   @Option(names = "--port", defaultValue = "0", description = "Port of the local API server (default: any free).")
@@ -52,9 +52,10 @@ public final class SandboxCommand implements Callable<Integer> {
         .filter(Files::isDirectory));
     try (Sandbox sandbox = new Sandbox(out, port, new TimeScale(timeScale))) {
       Path kubeconfig = sandbox.api().writeKubeconfig(kubeconfigOut);
-      out.println("Respawn sandbox: API server " + sandbox.api().url() + " (fabric8 mock, CRUD mode)");
-      out.println("kubeconfig for fabric8-based tools: " + kubeconfig.toAbsolutePath()
-          + "  e.g. KUBECONFIG=" + kubeconfig + " kubectl-respawn status coder -n agents");
+      out.println("Respawn sandbox: API server " + sandbox.api().url() + " (fabric8 mock, CRUD mode, with discovery,"
+          + " tables and watches for kubectl)");
+      out.println("kubeconfig: " + kubeconfig.toAbsolutePath() + "  e.g. KUBECONFIG=" + kubeconfig
+          + " kubectl get agentinstances -n agents  (--follow keeps the sandbox up)");
       out.println("durations of the example policies compressed " + timeScale + "x");
       sandbox.start(dir);
       boolean complete = sandbox.await(Duration.ofSeconds(timeoutSeconds), Duration.ofSeconds(10));
