@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
@@ -43,6 +44,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RestartEvaluator evaluator;
   private final RenewalClock renewals;
   private final DecisionSink sink;
+  private final ReleaseGate releases = new ReleaseGate();
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
   private InformerEventSource<AgentRestartPolicy, AgentInstance> policies;
@@ -123,6 +125,13 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     long started = System.nanoTime();
     Decision decided = evaluator.decide(policy, state, seen, now, random(instance, state));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
+    Optional<Duration> held = decided.start().flatMap(Decision.PodStart::releasedBy).flatMap(dependency ->
+        policy.dependency(dependency).flatMap(d -> releases.hold(ns + "/" + resolver.reference(instance)
+            .map(ResourceID::getName).orElse("") + "/" + dependency, d.releaseRate(), settings.clock().instant())));
+    if (held.isPresent()) {
+      // its turn of the release came while others' still start: it waits for its slot, nothing is written
+      return UpdateControl.<AgentInstance>noUpdate().rescheduleAfter(held.get().plusMillis(1));
+    }
     Decision decision = new PodActions(context.getClient(), pods, instance).execute(decided,
         (invalid, message) -> evaluator.spawnFailed(policy, state, seen, invalid, message, now,
             random(instance, state)),

@@ -66,7 +66,14 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
 
   /** A pod to create: its run number and name, and the RESPAWN_* values it gets. */
   public record PodStart(int run, String podName, int attempt, Optional<String> resumeCheckpoint,
-      Optional<InterruptionClass> interruptionClass) {}
+      Optional<InterruptionClass> interruptionClass, Optional<String> releasedBy) {
+
+    /** A start that no shared dependency released. */
+    public PodStart(int run, String podName, int attempt, Optional<String> resumeCheckpoint,
+        Optional<InterruptionClass> interruptionClass) {
+      this(run, podName, attempt, resumeCheckpoint, interruptionClass, Optional.empty());
+    }
+  }
 
   /** An Event: type Normal or Warning, a reason of api.md §8, a message. */
   public record Notice(EventType type, EventReason reason, String message) {

@@ -32,6 +32,8 @@ final class DecisionDraft {
   boolean endRun;
   boolean startsExisting;
   boolean deferStatus;
+  /** The shared dependency whose release (its circuit closed again) lets the next run start, or null. */
+  String releasedBy;
   PodStart start;
   ReasonCode reasonCode;
   Liveness liveness;

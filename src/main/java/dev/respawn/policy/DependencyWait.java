@@ -87,6 +87,9 @@ final class DependencyWait {
     DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt, d.now);
     s.nextRestartAt = release.at().orElse(null);
     release.at().ifPresent(d::wakeAt);
+    if (release.now() && circuit.state() == CircuitState.Closed && settings.get().releaseRate() > 0) {
+      d.releasedBy = s.waitingFor; // its turn of the release: the shell keeps the fleet to the rate
+    }
     return release.now();
   }
 

@@ -66,7 +66,8 @@ final class RunStart {
       }
     }
     d.start = new PodStart(s.run, podName, s.attempt, checkpoint,
-        checkpoint.isPresent() ? Optional.ofNullable(s.lastRestart.interruptionClass()) : Optional.empty());
+        checkpoint.isPresent() ? Optional.ofNullable(s.lastRestart.interruptionClass()) : Optional.empty(),
+        Optional.ofNullable(d.releasedBy));
     return true;
   }
 }

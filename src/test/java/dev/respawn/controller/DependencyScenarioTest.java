@@ -99,6 +99,11 @@ class DependencyScenarioTest {
     for (int k = 0; k < released.size(); k++) {
       assertThat(released.get(k)).as("release %d", k).isAfterOrEqualTo(closedAt.plusMillis(250L * k));
     }
+    // and as they really happened: never two within less than 1 / releaseRate (a late turn does not catch up)
+    for (int k = 1; k < released.size(); k++) {
+      assertThat(java.time.Duration.between(released.get(k - 1), released.get(k))).as("between releases %d and %d",
+          k - 1, k).isGreaterThanOrEqualTo(java.time.Duration.ofMillis(240));
+    }
     await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> assertThat(f.events("fleet"))
         .filteredOn(e -> "DependencyCircuitChanged".equals(e.getReason())).extracting(e -> e.getNote())
         .anySatisfy(n -> assertThat(n).contains("Closed -> Open"))
