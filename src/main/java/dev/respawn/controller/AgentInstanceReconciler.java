@@ -85,7 +85,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
             older.getMetadata().getGeneration()) || DependencyDecisions.changed(newer, older))
         .withSecondaryToPrimaryMapper(policy -> context.getPrimaryCache()
             .list(i -> resolver.reference(i).map(ref -> ref.equals(ResourceID.fromResource(policy))).orElse(false))
-            .map(ResourceID::fromResource).collect(Collectors.toSet())).build(), context);
+            .map(ResourceID::fromResource).collect(Collectors.toSet()))
+        // the way back, so that JOSDK keeps no index of policy -> instances: built from the mapper above at
+        // every policy event, it kept an entry for every instance that ever used the policy (a leak with churn)
+        .withPrimaryToSecondaryMapper(i -> resolver.reference((AgentInstance) i).map(Set::of).orElse(Set.of()))
+        .build(), context);
     return List.of(pods, leases, policies);
   }
 
