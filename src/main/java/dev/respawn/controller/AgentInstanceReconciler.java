@@ -141,8 +141,8 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
             random(instance, state)),
         // told to the Lease cache, so our own create does not come back as an event and a reconcile
         created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created), created));
-    if (!decision.deferStatus()) {
-      writer.write(decision);
+    if (!decision.deferStatus() && !writer.write(decision)) {
+      return UpdateControl.noUpdate(); // the instance was deleted meanwhile
     }
     // committed: only now is it told (Events, audit line, metrics); a failed write above leaves no trace
     sink.decisionTook(took);

@@ -31,11 +31,12 @@ final class InstanceStatusWriter {
     this.now = now;
   }
 
-  void write(Decision decision) {
+  /** Writes the decision's status when it changed; false when the instance is gone (deleted meanwhile). */
+  boolean write(Decision decision) {
     AgentInstanceStatus status = StatusMapper.toStatus(decision.state());
     status.observedGeneration = instance.getMetadata().getGeneration();
     status.conditions = Conditions.merge(previous(), conditions(decision), status.observedGeneration, now);
-    patchIfChanged(status);
+    return patchIfChanged(status);
   }
 
   /** The policy is missing or invalid: nothing else changes, Ready says why. */
@@ -54,7 +55,7 @@ final class InstanceStatusWriter {
           ""));
     }
     status.conditions = Conditions.merge(previous(), wanted, status.observedGeneration, now);
-    patchIfChanged(status);
+    patchIfChanged(status); // a deleted instance needs no refusal recorded
   }
 
   static List<StatusCondition> conditions(Decision d) {
@@ -86,16 +87,24 @@ final class InstanceStatusWriter {
     return instance.getStatus() == null ? List.of() : instance.getStatus().conditions;
   }
 
-  private void patchIfChanged(AgentInstanceStatus status) {
+  private boolean patchIfChanged(AgentInstanceStatus status) {
     JsonNode wanted = comparable(status);
     JsonNode current = instance.getStatus() == null ? null : comparable(instance.getStatus());
     if (Objects.equals(wanted, current)) {
-      return;
+      return true;
     }
-    PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(instance, context, r -> {
-      r.setStatus(status);
-      return r;
-    });
+    try {
+      PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(instance, context, r -> {
+        r.setStatus(status);
+        return r;
+      });
+      return true;
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return false; // deleted while it was reconciled: nothing to record, nothing to tell
+      }
+      throw e;
+    }
   }
 
   /**

@@ -124,6 +124,36 @@ class ShellContractScenarioTest {
   }
 
   @Test
+  void aStatusWriteAnsweredNotFoundIsAnInstanceDeletedMeanwhileNothingIsToldNothingFails() {
+    List<Decision> told = new CopyOnWriteArrayList<>();
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, Decision decision, Pod pod) {
+        told.add(decision);
+      }
+
+      @Override
+      public void policyRefused(AgentInstance instance, String reason, String message) {}
+    };
+    AtomicInteger gone = new AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest request) {
+        if ("PATCH".equals(request.getMethod()) && request.getPath().contains("/agentinstances/vanishing/status")) {
+          gone.incrementAndGet();
+          return ApiFaults.status(404, "NotFound", "agentinstances.respawn.dev \"vanishing\" not found");
+        }
+        return null;
+      }
+    });
+    f.policy("plain", null);
+    f.instance("vanishing", "plain");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> gone.get() >= 1);
+    f.holdsFor(Duration.ofMillis(500), () -> told.stream().filter(d -> d.state().run >= 1).count(), n -> n == 0);
+    assertThat(f.operator.isReady()).as("the operator goes on").isTrue();
+  }
+
+  @Test
   void anInstanceTheSchemaShouldHaveRefusedIsRefusedAgainAndRunsNothing() {
     f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
     f.instance("empty", "fast", spec -> spec.template.getSpec().setContainers(List.of()));
