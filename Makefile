@@ -24,8 +24,8 @@ crds:
 ## bench: the JMH benchmark of the decision core (target/jmh-result.json), then the load harness against the
 ## mock API server (dev.respawn.bench.LoadHarness): reaction latency and mass failure next to a bare informer
 ## loop, restart punctuality, scale to 10,000 instances, heartbeats, writes per restart. Results in
-## target/bench/results.md, the same table printed. About 20 minutes on 2 cores; `make bench BENCH=quick` runs
-## everything at small sizes in under 3 minutes. README "Performance" has the figures and what they mean.
+## target/bench/results.md, the same table printed. About 40 minutes on 2 cores; `make bench BENCH=quick` runs
+## everything at small sizes in about 15 minutes. README "Performance" has the figures and what they mean.
 BENCH ?= full
 BENCH_ARGS_quick = -Drespawn.jmh.warmups=1 -Drespawn.jmh.warmup=1s -Drespawn.jmh.iterations=2 -Drespawn.jmh.time=1s
 bench:

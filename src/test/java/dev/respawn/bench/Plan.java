@@ -5,9 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * How big each measurement is. {@code full} (the default of {@code make bench}) takes about 15–20 minutes
- * on 2 cores; {@code quick} ({@code make bench BENCH=quick}) runs everything at small sizes in a few
- * minutes. {@code -Drespawn.bench.scale=1000,5000} overrides the scale steps.
+ * How big each measurement is. {@code full} (the default of {@code make bench}) takes about 40 minutes
+ * on 2 cores; {@code quick} ({@code make bench BENCH=quick}) runs everything at small sizes in about
+ * 15 minutes (the at-rest window and the outages keep realistic durations). {@code -Drespawn.bench.scale=1000,5000}
+ * overrides the scale steps.
  *
  * @param fleet instances that stay alive for reaction latency and mass failure (and as many bare-loop pods)
  * @param punctual instances of the backoff policy, each restarted once per punctuality round
