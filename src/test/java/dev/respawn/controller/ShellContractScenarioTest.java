@@ -50,6 +50,21 @@ class ShellContractScenarioTest {
     return f.client.pods().inNamespace(OperatorFixture.NS).resource(b.build()).create();
   }
 
+  /** The decisions the operator tells (after their commit), from now on. */
+  private List<Decision> toldDecisions() {
+    List<Decision> told = new CopyOnWriteArrayList<>();
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, Decision decision, Pod pod) {
+        told.add(decision);
+      }
+
+      @Override
+      public void policyRefused(AgentInstance instance, String reason, String message) {}
+    };
+    return told;
+  }
+
   @Test
   void aLabelledStrangerPodSurvivesEveryPhase() {
     f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
@@ -83,16 +98,7 @@ class ShellContractScenarioTest {
 
   @Test
   void aFailedStatusWriteLeavesNoTraceAndTheRetryTellsOnce() {
-    List<Decision> told = new CopyOnWriteArrayList<>();
-    f.observer = new DecisionSink() {
-      @Override
-      public void decided(AgentInstance instance, Decision decision, Pod pod) {
-        told.add(decision);
-      }
-
-      @Override
-      public void policyRefused(AgentInstance instance, String reason, String message) {}
-    };
+    List<Decision> told = toldDecisions();
     f.policy("slow", "backoff: {type: Exponential, initialDelay: 1s, maxDelay: 1s}");
     f.kubelet.script("flaky", Run.exit(1).after(Duration.ofMillis(300)), Run.runForever());
     f.instance("flaky", "slow");
@@ -125,16 +131,7 @@ class ShellContractScenarioTest {
 
   @Test
   void aStatusWriteAnsweredNotFoundIsAnInstanceDeletedMeanwhileNothingIsToldNothingFails() {
-    List<Decision> told = new CopyOnWriteArrayList<>();
-    f.observer = new DecisionSink() {
-      @Override
-      public void decided(AgentInstance instance, Decision decision, Pod pod) {
-        told.add(decision);
-      }
-
-      @Override
-      public void policyRefused(AgentInstance instance, String reason, String message) {}
-    };
+    List<Decision> told = toldDecisions();
     AtomicInteger gone = new AtomicInteger();
     f.api.faults(new ApiFaults() {
       @Override
