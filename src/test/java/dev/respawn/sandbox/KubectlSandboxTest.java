@@ -107,7 +107,7 @@ class KubectlSandboxTest {
   void shortNamesAndSeveralKindsAtOnce() {
     assertThat(squeeze(ok("get", "arp", "-n", "agents").out()))
         .startsWith("NAME TYPE MAX-RETRIES INITIAL MAX-DELAY THRESHOLD ACCEPTED AGE")
-        .containsPattern("(?m)^coding-agent Exponential 3 ");
+        .containsPattern("(?m)^coding-agent Exponential 3 200ms 12s True \\S+$"); // ACCEPTED: a JSONPath filter
     String both = squeeze(ok("get", "pods,leases", "-n", "agents").out());
     assertThat(both).contains("NAME READY STATUS RESTARTS AGE").containsPattern("pod/reviewer-1 0/1 Error 0 ")
         .contains("NAME HOLDER AGE").containsPattern("lease.coordination.k8s.io/researcher-heartbeat researcher-\\d+ ");
