@@ -18,7 +18,9 @@ import java.util.stream.Collectors;
  * Nothing grows with churn (api.md §8): an operator process of its own ({@link OperatorProcess}) watches
  * {@value #ROUNDS} rounds of N instances created (each gets its Lease, its pod and a status write) and
  * deleted again with their pods and Leases (the garbage collector's part, which the mock does not play);
- * its heap after a full GC is taken before the first round and after each.
+ * its heap after a full GC is taken before the first round and after each, and with
+ * {@code -Drespawn.bench.churn.settleMinutes=N} once more N minutes after the last round (JOSDK keeps
+ * tombstones of deleted objects for 20 minutes).
  */
 final class Churn {
   static final String NAME = "churn";
@@ -65,6 +67,14 @@ final class Churn {
         results.goal(NAME, String.format(Locale.ROOT, "operator heap after GC, round 1 → round %d (%,d instances "
             + "created and deleted per round)", ROUNDS, n), Results.mib(first) + " → " + Results.mib(last) + " ("
             + String.format(Locale.ROOT, "%+.1f%%", 100 * growth) + ")", "within ±10 %", Math.abs(growth) <= GOAL);
+        long settle = Long.getLong("respawn.bench.churn.settleMinutes", 0);
+        if (settle > 0) {
+          // what JOSDK keeps of deleted objects expires: its tombstones after 20 min, cancelled wake-ups when due
+          Observer.sleep(java.time.Duration.ofMinutes(settle).toMillis());
+          long settled = operator.heapAfterGc();
+          results.info(NAME, "operator heap after GC, " + settle + " min after the last round", Results.mib(settled)
+              + String.format(Locale.ROOT, " (%+.1f%% against round 1)", 100.0 * (settled - first) / first));
+        }
         results.note(NAME, "operator process heap after a full GC before the first round " + Results.mib(empty)
             + ", after each round: " + heaps.stream().map(Results::mib).collect(Collectors.joining(", "))
             + "; each round's instances were deleted with their pods and Leases before the heap was taken");
