@@ -66,7 +66,7 @@ final class ApiEconomy {
       String pod = fleet.livePod(AgentFleet.AGENTS, instance).getMetadata().getName();
       fleet.harness.pods().inNamespace(AgentFleet.AGENTS).withName(pod).patch(PatchContext.of(PatchType.JSON_MERGE),
           "{\"metadata\":{\"annotations\":{\"bench.respawn.dev/touch\":\"" + n + "\"}}}");
-      Observer.sleep(10);
+      Observer.window(Duration.ofMillis(10)); // the pace of the touches
     }
     MassFailure.awaitQuiet(fleet, Duration.ofSeconds(1), Duration.ofMinutes(1));
     long reconciles = fleet.sink.reconciles() - reconciles0;

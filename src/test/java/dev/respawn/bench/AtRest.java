@@ -20,7 +20,7 @@ final class AtRest {
     long reconciles0 = world.sink.reconciles();
     long renewals0 = world.kubelet.renewals();
     long t0 = System.nanoTime();
-    Observer.sleep(plan.restWindow().toMillis());
+    Observer.window(plan.restWindow());
     double seconds = (System.nanoTime() - t0) / 1e9;
     long writes = world.operatorWrites() - writes0;
     long status = statusWrites(world) - status0;

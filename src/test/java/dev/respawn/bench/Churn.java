@@ -70,7 +70,7 @@ final class Churn {
         long settle = Long.getLong("respawn.bench.churn.settleMinutes", 0);
         if (settle > 0) {
           // what JOSDK keeps of deleted objects expires: its tombstones after 20 min, cancelled wake-ups when due
-          Observer.sleep(java.time.Duration.ofMinutes(settle).toMillis());
+          Observer.window(Duration.ofMinutes(settle));
           long settled = operator.heapAfterGc();
           results.info(NAME, "operator heap after GC, " + settle + " min after the last round", Results.mib(settled)
               + String.format(Locale.ROOT, " (%+.1f%% against round 1)", 100.0 * (settled - first) / first));

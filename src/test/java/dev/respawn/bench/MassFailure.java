@@ -110,20 +110,9 @@ final class MassFailure {
 
   /** Waits until nobody wrote to this server for {@code quiet} (bounded by {@code atMost}). */
   static void awaitQuiet(dev.respawn.testsupport.MockApi api, Duration quiet, Duration atMost) {
-    long deadline = System.nanoTime() + atMost.toNanos();
-    long last = api.requests().writeCount();
-    long since = System.nanoTime();
-    while (System.nanoTime() < deadline) {
-      Observer.sleep(100);
-      long now = api.requests().writeCount();
-      if (now != last) {
-        last = now;
-        since = System.nanoTime();
-      } else if (System.nanoTime() - since >= quiet.toNanos()) {
-        return;
-      }
-    }
+    Observer.awaitQuiet(() -> api.requests().writeCount(), quiet, Duration.ofMillis(100), atMost);
   }
+
 
   static long elapsedMillis(long t0) {
     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);

@@ -18,6 +18,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The harness's own eyes on the API server (a client of its own): every instance pod of every namespace
@@ -155,14 +158,32 @@ final class Observer implements AutoCloseable {
 
   /** Polls (every millisecond) until the condition holds; false when the time ran out. */
   static boolean await(Duration timeout, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
+    return await(timeout, Duration.ofMillis(1), condition);
+  }
+
+  /** Polls (every {@code poll}) until the condition holds; false when the time ran out. */
+  static boolean await(Duration timeout, Duration poll, BooleanSupplier condition) {
+    try {
+      Awaitility.await().atMost(timeout).pollDelay(Duration.ZERO).pollInterval(poll)
+          .until(condition::getAsBoolean);
+      return true;
+    } catch (ConditionTimeoutException e) {
+      return false;
+    }
+  }
+
+  /** Waits until the count has not moved for {@code quiet} (polled every {@code poll}, at most {@code atMost}). */
+  static void awaitQuiet(LongSupplier count, Duration quiet, Duration poll, Duration atMost) {
+    long[] last = {count.getAsLong(), System.nanoTime()};
+    await(atMost, poll, () -> {
+      long now = count.getAsLong();
+      if (now != last[0]) {
+        last[0] = now;
+        last[1] = System.nanoTime();
         return false;
       }
-      sleep(1);
-    }
-    return true;
+      return System.nanoTime() - last[1] >= quiet.toNanos();
+    });
   }
 
   static void require(String what, Duration timeout, BooleanSupplier condition) {
@@ -171,9 +192,13 @@ final class Observer implements AutoCloseable {
     }
   }
 
-  static void sleep(long millis) {
+  /**
+   * Lets a measured period pass on the wall clock: the window a measurement counts over, or the pace of a
+   * load. Never a way to wait for something to happen (that is {@link #await}).
+   */
+  static void window(Duration period) {
     try {
-      Thread.sleep(millis);
+      Thread.sleep(Math.max(0, period.toMillis()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

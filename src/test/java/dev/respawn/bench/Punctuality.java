@@ -36,7 +36,7 @@ final class Punctuality {
         Pod live = fleet.livePod(AgentFleet.AGENTS, instance);
         fleet.fail(live);
         restarts.add(new Restart(instance, Observer.run(live)));
-        Observer.sleep(spacingMillis);
+        Observer.window(Duration.ofMillis(spacingMillis)); // the pace of the failures
       }
       for (Restart r : restarts) {
         Observer.Seen seen = fleet.observer.awaitPod(AgentFleet.AGENTS, r.next(), Duration.ofSeconds(60));

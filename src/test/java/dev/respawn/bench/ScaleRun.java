@@ -92,11 +92,9 @@ final class ScaleRun implements AutoCloseable {
       operator.awaitStarted();
       long started = System.nanoTime() - s0;
       long deadline = s0 + CONVERGE.toNanos();
+      Observer.await(Duration.ofNanos(deadline - System.nanoTime()), Duration.ofMillis(200),
+          () -> converged(n, operator.stats()[1]));
       long[] stats = operator.stats();
-      while (System.nanoTime() < deadline && !converged(n, stats[1])) {
-        Observer.sleep(stats[1] < n ? 100 : 500);
-        stats = operator.stats();
-      }
       if (!converged(n, stats[1])) {
         throw new IllegalStateException("only " + stats[1] + " of " + n + " instances reconciled within " + CONVERGE);
       }
@@ -112,10 +110,12 @@ final class ScaleRun implements AutoCloseable {
         awaitNoWrites(); // stopping it amid its writes would show the shutdown, not the restart
         return new Operated(done - s0, started, busy, writes.size(), mix, stats[0], 0, 0);
       }
-      Observer.sleep(2000); // stragglers: the watch events of the operator's last writes
+      // stragglers: the watch events of the operator's last writes, until it has reconciled nothing for a second
+      Observer.awaitQuiet(() -> operator.stats()[0], Duration.ofSeconds(1), Duration.ofMillis(200),
+          Duration.ofMinutes(1));
       long r0 = operator.stats()[0];
       long i0 = System.nanoTime();
-      Observer.sleep(plan.idleWindow().toMillis());
+      Observer.window(plan.idleWindow());
       double idle = (operator.stats()[0] - r0) * 60e9 / (System.nanoTime() - i0);
       return new Operated(done - s0, started, busy, writes.size(), mix, stats[0], idle, operator.heapAfterGc());
     }
@@ -123,18 +123,10 @@ final class ScaleRun implements AutoCloseable {
 
   /** Waits until the operator wrote nothing for a second (at most a minute). */
   private void awaitNoWrites() {
-    long last = api.requests().writeCount(AgentFleet.OPERATOR);
-    long quietSince = System.nanoTime();
-    long deadline = quietSince + Duration.ofMinutes(1).toNanos();
-    while (System.nanoTime() < deadline && System.nanoTime() - quietSince < 1_000_000_000L) {
-      Observer.sleep(200);
-      long now = api.requests().writeCount(AgentFleet.OPERATOR);
-      if (now != last) {
-        last = now;
-        quietSince = System.nanoTime();
-      }
-    }
+    Observer.awaitQuiet(() -> api.requests().writeCount(AgentFleet.OPERATOR), Duration.ofSeconds(1),
+        Duration.ofMillis(200), Duration.ofMinutes(1));
   }
+
 
   /** Every instance reconciled, and the server answered a status write for each (the operator's last act). */
   private boolean converged(int n, long reconciledInstances) {
@@ -174,12 +166,18 @@ final class ScaleRun implements AutoCloseable {
     return busy + (open ? to - from : 0);
   }
 
+  /** Used heap after full GCs, once another GC frees less than 1 % more (at most five). */
   static long heapAfterGc() {
-    for (int i = 0; i < 3; i++) {
+    long used = Long.MAX_VALUE;
+    for (int i = 0; i < 5; i++) {
       System.gc();
-      Observer.sleep(200);
+      long now = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+      if (now >= used * 0.99) {
+        return Math.min(now, used);
+      }
+      used = now;
     }
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    return used;
   }
 
   @Override

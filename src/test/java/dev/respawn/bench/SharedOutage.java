@@ -83,7 +83,7 @@ final class SharedOutage {
     world.kubelet.outageBegins();
     System.out.printf("  outage begins (%s dependencies): %,d agents failed in %s%n",
         world.policy.dependencies == null ? "without" : "with", n, Results.seconds(System.nanoTime() - t0));
-    Observer.sleep(Math.max(0, plan.outage().toMillis() - (System.nanoTime() - t0) / 1_000_000));
+    Observer.window(plan.outage().minusNanos(System.nanoTime() - t0));
     long t1 = System.nanoTime();
     world.kubelet.outageEnds();
     long restarts = world.kubelet.appearedBetween(t0 + 1, t1);
@@ -92,22 +92,18 @@ final class SharedOutage {
         world.count(s -> s.phase == Phase.CircuitOpen));
     // with the dependency: openDuration, a probe healthy for resetAfter, then the release; without: the backoff
     Duration bound = Duration.ofSeconds(OPEN_SECONDS + 60 + n / RELEASE_RATE + 120);
-    long deadline = t1 + bound.toNanos();
-    long recovered = -1;
-    while (System.nanoTime() < deadline) {
+    long[] recovered = {-1};
+    Observer.await(bound, Duration.ofMillis(200), () -> {
       long running = world.count(world::running);
       if (running == n) {
-        recovered = System.nanoTime() - t1;
-        break;
+        recovered[0] = System.nanoTime() - t1;
+        return true;
       }
-      if (running + world.count(OutageWorld::terminal) == n) {
-        break; // the others escalated: only an operator brings them back
-      }
-      Observer.sleep(200);
-    }
+      return running + world.count(OutageWorld::terminal) == n; // the others escalated: only an operator helps
+    });
     MassFailure.awaitQuiet(world.api, Duration.ofSeconds(2), Duration.ofMinutes(2));
     long trips = world.trips();
-    Side side = new Side(restarts, world.count(OutageWorld::terminal), recovered, world.count(world::running),
+    Side side = new Side(restarts, world.count(OutageWorld::terminal), recovered[0], world.count(world::running),
         world.kubelet.perSecond(t1).stream().mapToLong(Long::longValue).max().orElse(0),
         world.kubelet.peakPerSecond(t1), world.operatorWrites() - writes0, trips);
     System.out.printf("  %s%n  restarts per second after the outage: %s%n", side, world.kubelet.perSecond(t1));
