@@ -29,6 +29,9 @@ public interface DecisionSink {
   /** Writes what waits to be written (Event series counts); called every few seconds; default: nothing. */
   default void flushPending() {}
 
+  /** The operator stops: write what waits, release threads; default: nothing. */
+  default void close() {}
+
   /** How long one decision of the core took; default: nothing. */
   default void decisionTook(java.time.Duration duration) {}
 

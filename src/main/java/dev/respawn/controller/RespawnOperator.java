@@ -121,5 +121,6 @@ public final class RespawnOperator implements AutoCloseable {
   public void close() {
     flusher.shutdownNow();
     operator.stop();
+    sink.close();
   }
 }

@@ -13,15 +13,18 @@ import java.util.List;
 import java.util.Map;
 import io.fabric8.kubernetes.api.model.Pod;
 
-/** Reports decisions as Kubernetes Events, [RST] log lines and JSON audit lines. */
+/**
+ * Reports decisions as Kubernetes Events (written on a thread of their own: {@link EventQueue}), [RST] log
+ * lines and JSON audit lines (on the caller's thread), and metrics.
+ */
 public final class ReportingSink implements DecisionSink {
-  private final KubeEventRecorder events;
+  private final EventQueue events;
   private final DecisionLog log = new DecisionLog();
   private final AuditLog audit = new AuditLog();
   private final RestartMetrics metrics;
 
   public ReportingSink(KubeEventRecorder events, RestartMetrics metrics) {
-    this.events = events;
+    this.events = new EventQueue(events);
     this.metrics = metrics;
   }
 
@@ -72,6 +75,17 @@ public final class ReportingSink implements DecisionSink {
   @Override
   public void flushPending() {
     events.flush();
+  }
+
+  /** Events dropped because too many waited. */
+  public long eventsDropped() {
+    return events.dropped();
+  }
+
+  /** Writes the Events still waiting (a few seconds at most), then stops their thread. */
+  @Override
+  public void close() {
+    events.close();
   }
 
   @Override

@@ -66,6 +66,11 @@ final class CountingSink implements DecisionSink {
   }
 
   @Override
+  public void close() {
+    delegate.close();
+  }
+
+  @Override
   public void dependencies(AgentRestartPolicy policy, java.util.List<dev.respawn.policy.DependencyCircuit> circuits,
       java.util.Map<String, java.util.List<dev.respawn.policy.DependencyCircuit.Transition>> transitions) {
     delegate.dependencies(policy, circuits, transitions);

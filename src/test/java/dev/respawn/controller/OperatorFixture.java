@@ -125,6 +125,11 @@ final class OperatorFixture implements AutoCloseable {
         reporting.flushPending();
         observer.flushPending();
       }
+
+      @Override
+      public void close() {
+        reporting.close();
+      }
     };
     return new RespawnOperator(operatorClient, settings, sink, Optional.empty());
   }

@@ -1,0 +1,149 @@
+package dev.respawn.observability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceSpec;
+import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.EventReason;
+import dev.respawn.testsupport.ManualClock;
+import dev.respawn.testsupport.MockApi;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class EventQueueTest {
+  @RegisterExtension
+  static final MockApi API = new MockApi();
+  static final AtomicInteger NAMESPACES = new AtomicInteger();
+  static final KubeEventRecorder.Settings EVERY_REPEAT = new KubeEventRecorder.Settings(Duration.ofMinutes(10),
+      4096, 1000, Duration.ZERO);
+
+  final String ns = "queued-" + NAMESPACES.incrementAndGet();
+  final ManualClock clock = ManualClock.at("2026-11-25T10:00:00Z");
+
+  AgentInstance instance(String name) {
+    AgentInstance ai = new AgentInstance();
+    ai.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(ns).build());
+    ai.setSpec(new AgentInstanceSpec());
+    ai.getSpec().template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
+        .withImage("agent:1").endContainer().endSpec().build();
+    return API.client().resource(ai).create();
+  }
+
+  List<Event> events() {
+    return API.client().events().v1().events().inNamespace(ns).list().getItems();
+  }
+
+  static Notice notice(EventReason reason, int n) {
+    return Notice.normal(reason, "[RST] notice " + n);
+  }
+
+  @Test
+  void writesTheEventsInTheOrderTheyWereToldAndCloseWritesWhatWaits() {
+    AgentInstance coder = instance("coder");
+    KubeEventRecorder recorder = new KubeEventRecorder(API.client(), "op", clock, EVERY_REPEAT);
+    EventQueue queue = new EventQueue(recorder);
+    List<EventReason> told = List.of(EventReason.RestartFailed, EventReason.RestartScheduled,
+        EventReason.RestartStarted, EventReason.RestartSucceeded);
+    for (int n = 0; n < told.size(); n++) {
+      clock.advance(Duration.ofMillis(1));
+      queue.record(coder, null, notice(told.get(n), n));
+    }
+    queue.close(Duration.ofSeconds(30)); // returns once every queued Event is written
+    List<Event> written = new ArrayList<>(events());
+    written.sort(Comparator.comparing(e -> e.getEventTime().getTime()));
+    assertThat(written).extracting(Event::getReason).containsExactlyElementsOf(told.stream().map(Enum::name).toList());
+    assertThat(queue.dropped()).isZero();
+  }
+
+  @Test
+  void forgettingAnObjectWaitsForItsQueuedEvents() {
+    AgentInstance coder = instance("coder");
+    KubeEventRecorder recorder = new KubeEventRecorder(API.client(), "op", clock, EVERY_REPEAT);
+    try (EventQueue queue = new EventQueue(recorder)) {
+      for (int n = 0; n < 20; n++) {
+        queue.record(coder, null, notice(EventReason.RestartFailed, n));
+      }
+      queue.forget(coder);
+      await().atMost(Duration.ofSeconds(30)).until(() -> queue.waiting() == 0);
+      assertThat(events()).hasSize(20);
+      // remembered while written, forgotten after: nothing of the object stays in the recorder
+      assertThat(recorder.remembered()).isZero();
+    }
+  }
+
+  @Test
+  void anApiServerThatDoesNotAnswerNeverHoldsTheCallerAndTheExcessIsDropped() throws IOException {
+    try (Silent silent = new Silent()) {
+      KubernetesClient hung = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
+          .withMasterUrl("http://127.0.0.1:" + silent.port()).withRequestTimeout(60_000)
+          .withRequestRetryBackoffLimit(0).build()).build();
+      AgentInstance coder = instance("coder");
+      EventQueue queue = new EventQueue(new KubeEventRecorder(hung, "op", clock, EVERY_REPEAT), 3);
+      // the first is taken by the writer (and hangs), three wait, the other six are dropped
+      queue.record(coder, null, notice(EventReason.RestartFailed, 0));
+      await().atMost(Duration.ofSeconds(30)).until(() -> silent.connections() >= 1);
+      for (int n = 1; n < 10; n++) {
+        queue.record(coder, null, notice(EventReason.RestartFailed, n));
+      }
+      assertThat(queue.dropped()).isEqualTo(6);
+      assertThat(queue.waiting()).isEqualTo(4);
+      queue.close(Duration.ofMillis(200));
+      hung.close();
+    }
+  }
+
+  /** Accepts connections and never answers. */
+  static final class Silent implements AutoCloseable {
+    private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final List<Socket> held = new CopyOnWriteArrayList<>();
+    private final Thread acceptor;
+
+    Silent() throws IOException {
+      acceptor = new Thread(() -> {
+        try {
+          while (!server.isClosed()) {
+            held.add(server.accept());
+          }
+        } catch (IOException closed) {
+          // the test is over
+        }
+      }, "silent-api-server");
+      acceptor.setDaemon(true);
+      acceptor.start();
+    }
+
+    int port() {
+      return server.getLocalPort();
+    }
+
+    int connections() {
+      return held.size();
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+      for (Socket s : held) {
+        s.close();
+      }
+    }
+  }
+}
