@@ -26,6 +26,9 @@ public final class ReportingSink implements DecisionSink {
   public ReportingSink(KubeEventRecorder events, RestartMetrics metrics) {
     this.events = new EventQueue(events);
     this.metrics = metrics;
+    io.micrometer.core.instrument.FunctionCounter.builder("respawn.events.dropped", this.events, EventQueue::dropped)
+        .description("Events not written because " + EventQueue.CAPACITY + " were waiting")
+        .register(metrics.registry());
   }
 
   @Override

@@ -15,12 +15,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * refusal) per reconcile of an AgentInstance.
  */
 final class CountingSink implements DecisionSink {
-  private final DecisionSink delegate;
+  private final dev.respawn.observability.ReportingSink delegate;
   private final AtomicLong reconciles = new AtomicLong();
   private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
 
-  CountingSink(DecisionSink delegate) {
+  CountingSink(dev.respawn.observability.ReportingSink delegate) {
     this.delegate = delegate;
+  }
+
+  /** Events dropped because too many waited to be written. */
+  long eventsDropped() {
+    return delegate.eventsDropped();
   }
 
   /** AgentInstance reconciles so far. */

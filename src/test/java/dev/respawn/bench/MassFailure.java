@@ -21,8 +21,11 @@ final class MassFailure {
 
   private MassFailure() {}
 
-  /** One round of one side: until all replacements were seen; the failure writes alone; the side's writes. */
-  record Round(long allSeenNanos, long failWritesNanos, long writes) {}
+  /**
+   * One round of one side: until all replacements were seen; the failure writes alone; the side's writes
+   * until every replacement ran and its finished pod was gone, and until the side stopped writing.
+   */
+  record Round(long allSeenNanos, long failWritesNanos, long writes, long writesUntilQuiet) {}
 
   static void run(AgentFleet fleet, Plan plan, Results results) {
     String store = fleet.storeDescription();
@@ -53,13 +56,18 @@ final class MassFailure {
     double limWrites = bare.stream().mapToLong(Round::writes).average().orElse(0) / plan.fleet();
     results.row(NAME, "writes per replacement during the storm", Results.number(opWrites),
         Results.number(limWrites), Results.ratio(opWrites, limWrites), "", "");
+    double opAll = respawn.stream().mapToLong(Round::writesUntilQuiet).average().orElse(0) / plan.fleet();
+    results.info(NAME, "… all told, Events written after the storm included", Results.number(opAll) + " (Events "
+        + "dropped: " + fleet.sink.eventsDropped() + ")");
     results.note(NAME, "median of " + plan.massRounds() + " round(s) per side, rounds alternate which side goes "
         + "first; the failure writes come from 8 threads of the harness and queue with Respawn's (50 reconciler "
         + "threads) or the bare loop's (8) on the mock's one lock, which is not fair: the more a controller writes, "
         + "the longer the failures themselves take to land; Respawn's own writes (status, pod, Events, cleanup of finished pods) share the server with "
         + "the failure writes, the simulated kubelet's and the bare loop's: the mock serialises every request, "
         + "so this measures the server's write rate as much as either controller; the bare loop deletes "
-        + "the finished pod right after creating the replacement, Respawn once the replacement runs; before the "
+        + "the finished pod right after creating the replacement, Respawn once the replacement runs; Respawn "
+        + "writes its Events on a thread of its own (they wait behind the restarts' writes: some are written "
+        + "after the storm); before the "
         + "first round " + store);
   }
 
@@ -100,7 +108,7 @@ final class MassFailure {
         namespace, live.size(), Results.seconds(allSeen), Results.seconds(killed),
         Results.seconds(System.nanoTime() - t0));
     awaitQuiet(fleet, Duration.ofSeconds(1), Duration.ofMinutes(2));
-    return new Round(allSeen, killed, writes);
+    return new Round(allSeen, killed, writes, fleet.api.requests().writeCount(agent) - writesBefore);
   }
 
   /** Waits until nobody wrote to the server for {@code quiet} (bounded by {@code atMost}). */

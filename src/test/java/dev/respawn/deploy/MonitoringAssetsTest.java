@@ -98,7 +98,7 @@ class MonitoringAssetsTest {
     assertThat(exposed).contains("respawn_restart_attempts_total", "respawn_restart_delay_seconds",
         "respawn_restart_delay_seconds_count", "respawn_restart_exhausted_total", "respawn_circuit_breakers",
         "respawn_circuit_trips_total", "respawn_heartbeat_stale_total", "respawn_decision_duration_seconds",
-        "operator_sdk_reconciliations_started_total", "operator_sdk_controllers_execution_reconcile_failure_total");
+        "respawn_events_dropped_total", "operator_sdk_reconciliations_started_total", "operator_sdk_controllers_execution_reconcile_failure_total");
   }
 
   @Test
