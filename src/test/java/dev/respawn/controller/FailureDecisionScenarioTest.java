@@ -86,7 +86,7 @@ class FailureDecisionScenarioTest {
     noMorePodsThan("b-perm", 1);
     // the finished pod is kept for kubectl logs
     assertThat(f.pod("b-perm-1")).isNotNull();
-    assertThat(f.events("b-perm")).anySatisfy(e -> {
+    f.awaitEvent("b-perm", e -> {
       assertThat(e.getReason()).isEqualTo("Escalated");
       assertThat(e.getType()).isEqualTo("Warning");
       assertThat(e.getNote()).contains("b-perm-1", "syntax_error", "kubectl logs b-perm-1", "respawn.dev/resume");

@@ -104,7 +104,7 @@ class HeartbeatScenarioTest {
     assertThat(st.heartbeat.verdict).isEqualTo(HealthVerdict.Healthy);
     assertThat(f.pod("silent-1")).as("the stalled pod was deleted by the operator").isNull();
     assertThat(f.podsEverCreated("silent")).containsExactly("silent-1", "silent-2");
-    assertThat(f.events("silent")).anySatisfy(e -> {
+    f.awaitEvent("silent", e -> {
       assertThat(e.getReason()).isEqualTo("HeartbeatStale");
       assertThat(e.getType()).isEqualTo("Warning");
     });

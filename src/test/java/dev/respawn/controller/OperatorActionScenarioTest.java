@@ -50,7 +50,7 @@ class OperatorActionScenarioTest {
     assertThat(st.restarts).isEqualTo(1);
     assertThat(f.pod("manual-1")).as("the live run was ended").isNull();
     assertThat(f.get("manual").getMetadata().getAnnotations()).containsEntry(RESTART, "req-1");
-    assertThat(f.events("manual")).anySatisfy(e -> {
+    f.awaitEvent("manual", e -> {
       assertThat(e.getReason()).isEqualTo("RestartRequested");
       assertThat(e.getType()).isEqualTo("Normal");
     });

@@ -261,6 +261,11 @@ final class OperatorFixture implements AutoCloseable {
     return client.resources(AgentRestartPolicy.class).inNamespace(NS).withName(name).edit(change);
   }
 
+  /** Waits until an Event regarding this object satisfies the requirement (Events have a thread of their own). */
+  void awaitEvent(String regardingName, Consumer<Event> requirement) {
+    await().atMost(AT_MOST).untilAsserted(() -> assertThat(events(regardingName)).anySatisfy(requirement));
+  }
+
   /** The events.k8s.io/v1 Events regarding this object. */
   List<Event> events(String regardingName) {
     return client.events().v1().events().inNamespace(NS).list().getItems().stream()

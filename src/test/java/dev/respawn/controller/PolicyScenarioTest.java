@@ -50,7 +50,7 @@ class PolicyScenarioTest {
     assertThat(blocked.getStatus().phase).isEqualTo(Phase.Pending);
     f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("uses-broken"), p -> p.isEmpty());
     assertThat(f.pods("uses-broken")).isEmpty();
-    assertThat(f.events("broken")).anySatisfy(e -> {
+    f.awaitEvent("broken", e -> {
       assertThat(e.getReason()).isEqualTo("PolicyInvalid");
       assertThat(e.getNote()).contains("spec.maxRetries");
     });

@@ -164,6 +164,6 @@ class ShellContractScenarioTest {
         "InvalidSpec"));
     assertThat(OperatorFixture.condition(tooLong, "Ready").message).contains("metadata.name: must be at most 63");
     f.holdsFor(Duration.ofMillis(500), () -> f.pods("empty").size() + f.pods(longName).size(), n -> n == 0);
-    assertThat(f.events("empty")).anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PolicyInvalid"));
+    f.awaitEvent("empty", e -> assertThat(e.getReason()).isEqualTo("PolicyInvalid"));
   }
 }
