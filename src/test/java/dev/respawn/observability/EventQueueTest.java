@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
-import dev.respawn.api.v1alpha1.AgentInstanceSpec;
 import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.EventReason;
 import dev.respawn.testsupport.ManualClock;
 import dev.respawn.testsupport.MockApi;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -39,12 +36,7 @@ class EventQueueTest {
   final ManualClock clock = ManualClock.at("2026-11-25T10:00:00Z");
 
   AgentInstance instance(String name) {
-    AgentInstance ai = new AgentInstance();
-    ai.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(ns).build());
-    ai.setSpec(new AgentInstanceSpec());
-    ai.getSpec().template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
-        .withImage("agent:1").endContainer().endSpec().build();
-    return API.client().resource(ai).create();
+    return KubeEventRecorderTest.createInstance(API.client(), ns, name);
   }
 
   List<Event> events() {

@@ -49,12 +49,17 @@ class KubeEventRecorderTest {
   }
 
   AgentInstance createInstance(String name) {
+    return createInstance(API.client(), ns, name);
+  }
+
+  /** A minimal AgentInstance, created. */
+  static AgentInstance createInstance(KubernetesClient client, String ns, String name) {
     AgentInstance ai = new AgentInstance();
     ai.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(ns).build());
     ai.setSpec(new AgentInstanceSpec());
     ai.getSpec().template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
         .withImage("agent:1").endContainer().endSpec().build();
-    return API.client().resource(ai).create();
+    return client.resource(ai).create();
   }
 
   KubeEventRecorder recorder(Settings settings) {
