@@ -54,9 +54,11 @@ final class ApiEconomy {
         Results.number(path) + " (" + Results.number(path - pathEvents) + ")", "≤ 4", path - pathEvents <= 4.0);
     results.note(NAME, restarts + " sequential restarts (Immediate, resetAfter " + ECONOMY_RESET + "); restart path "
         + "per restart: " + breakdown(restartPath, restarts) + "; closing the failure sequence after resetAfter: "
-        + breakdown(sequenceEnd, restarts) + ". The Events are the core's notices, one Event each (api.md §8): "
-        + "RestartFailed, ResumeDecision, RestartScheduled and RestartStarted in the failure's decision, "
-        + "RestartSucceeded when the sequence closes");
+        + breakdown(sequenceEnd, restarts) + ". One Event per decision (api.md §8): the failure's decision has four "
+        + "notices (RestartFailed, ResumeDecision, RestartScheduled, RestartStarted) and writes one Event, the "
+        + "most significant reason with the others in its note; closing the sequence writes RestartSucceeded. "
+        + "Each restart here is a failure sequence of its own, so each pays the close; a sequence of k "
+        + "restarts pays it once");
 
     Map<String, Long> noOpBefore = writes(fleet);
     long reconciles0 = fleet.sink.reconciles();
