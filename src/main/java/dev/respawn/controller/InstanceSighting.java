@@ -7,6 +7,7 @@ import dev.respawn.heartbeat.HeartbeatLeases;
 import dev.respawn.heartbeat.RenewalClock;
 import dev.respawn.policy.Bounds;
 import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.LeaseView;
 import dev.respawn.policy.PodFacts;
 import dev.respawn.policy.Request;
 import dev.respawn.policy.Sighting;
@@ -43,10 +44,19 @@ final class InstanceSighting {
     Map<String, String> annotations = instance.getMetadata().getAnnotations() == null ? Map.of()
         : instance.getMetadata().getAnnotations();
     boolean suspend = instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
+    Optional<LeaseView> view = Optional.ofNullable(HeartbeatLeases.view(lease,
+        lease == null ? null : renewals.seenAt(lease)));
+    String holder = HeartbeatLeases.holder(lease);
+    if (lease != null && state.currentPod != null && !state.currentPod.equals(holder)) {
+      // another pod renewed last: ignored (api.md §5), the current run keeps the heartbeat it left
+      Optional<LeaseView> left = renewals.leftBy(lease, state.currentPod);
+      if (left.isPresent()) {
+        view = left;
+        holder = state.currentPod;
+      }
+    }
     return new Sighting(instance.getMetadata().getNamespace(), instance.getMetadata().getName(),
-        instance.getMetadata().getUid(), suspend, facts, lease != null,
-        Optional.ofNullable(HeartbeatLeases.view(lease, lease == null ? null : renewals.seenAt(lease))),
-        HeartbeatLeases.holder(lease),
+        instance.getMetadata().getUid(), suspend, facts, lease != null, view, holder,
         requests(annotations), Map.of());
   }
 

@@ -1,10 +1,14 @@
 package dev.respawn.heartbeat;
 
+import dev.respawn.policy.LeaseView;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -14,10 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * written to status: after an operator restart the map is empty, and a Lease first seen by the new
  * process counts as renewed then, so every live run gets a full timeout (as Kubernetes' node lifecycle
  * controller grants every node after a restart).
+ *
+ * <p>When the Lease changes hands it also keeps how the previous holder left it: a renewal by a pod that
+ * is not the current run is ignored (api.md §5), so it must not erase the current run's last heartbeat
+ * either (an old pod still terminating may renew once more after the new run took the Lease over).
  */
 public final class RenewalClock {
   private final InstantSource clock;
   private final Map<String, Seen> seen = new ConcurrentHashMap<>();
+  private final Map<String, Held> leftBy = new ConcurrentHashMap<>();
 
   public RenewalClock(InstantSource clock) {
     this.clock = clock;
@@ -25,6 +34,31 @@ public final class RenewalClock {
 
   /** The renewTime last seen and the operator's time when it was first seen. */
   public record Seen(Instant renewTime, Instant at) {}
+
+  /** How a holder left the Lease when another pod took it over. */
+  private record Held(String holder, LeaseView view) {}
+
+  /**
+   * The Lease is about to change hands ({@code older} is its last state under the previous holder):
+   * remembers that holder's view, with the time this operator saw its renewal. Only for tracked Leases.
+   */
+  public void handedOver(Lease older) {
+    String key = key(older.getMetadata().getNamespace(), older.getMetadata().getName());
+    String holder = HeartbeatLeases.holder(older);
+    Instant renew = renewTime(older);
+    Seen before = seen.get(key);
+    if (holder == null || renew == null || before == null) {
+      return;
+    }
+    Instant at = renew.equals(before.renewTime()) ? before.at() : clock.instant();
+    leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, at)));
+  }
+
+  /** The Lease as {@code holder} left it when another pod took it over, if it was the last to leave it. */
+  public Optional<LeaseView> leftBy(Lease lease, String holder) {
+    Held held = leftBy.get(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()));
+    return held != null && held.holder().equals(holder) ? Optional.of(held.view()) : Optional.empty();
+  }
 
   /** Records the Lease's renewTime if it changed and the Lease is tracked; returns true when it did. */
   public boolean observe(Lease lease) {
@@ -64,10 +98,14 @@ public final class RenewalClock {
 
   public void forget(String namespace, String name) {
     seen.remove(key(namespace, name));
+    leftBy.remove(key(namespace, name));
   }
 
+  /** How many Leases this clock remembers anything of. */
   public int size() {
-    return seen.size();
+    Set<String> keys = new HashSet<>(seen.keySet());
+    keys.addAll(leftBy.keySet());
+    return keys.size();
   }
 
   private static String key(String namespace, String name) {

@@ -29,18 +29,29 @@ final class LeaseRenewer {
     this.clock = clock;
   }
 
-  /** Updates the Lease (GET + PATCH), or creates it when it does not exist yet. */
+  /** Renewals that lost a race with another writer of the same Lease and are tried again at once. */
+  static final int CONFLICT_RETRIES = 3;
+
+  /**
+   * Updates the Lease (GET + PATCH), or creates it when it does not exist yet. A conflict (another
+   * writer, e.g. an old pod still renewing) is retried on the newer version, as an agent's client would.
+   */
   Lease renew(String leaseName, String holder, String verdict, String... annotations) {
     Map<String, String> changes = pairs(annotations);
     if (verdict != null) {
       changes.put(HeartbeatLeases.HEALTH, verdict);
     }
     Resource<Lease> lease = client.leases().inNamespace(namespace).withName(leaseName);
-    try {
-      return lease.edit(l -> renewed(l, holder, changes));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return lease.edit(l -> renewed(l, holder, changes));
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          break;
+        }
+        if (e.getCode() != 409 || attempt == CONFLICT_RETRIES) {
+          throw e;
+        }
       }
     }
     Lease fresh = new LeaseBuilder().withNewMetadata().withName(leaseName).withNamespace(namespace).endMetadata()

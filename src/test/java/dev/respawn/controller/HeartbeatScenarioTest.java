@@ -229,4 +229,29 @@ class HeartbeatScenarioTest {
         .isEqualTo(HealthVerdict.Stale);
     assertThat(f.lease("foreign").getSpec().getHolderIdentity()).isEqualTo("foreign-0");
   }
+
+  @Test
+  void aStaleRunRenewingBesideTheCurrentOneErasesNothing() {
+    f.policy("shared", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        maxRetries: 0
+        heartbeat: {timeout: 1500ms, startupGrace: 500ms}
+        """);
+    f.kubelet.script("overlap", Run.runForever());
+    f.instance("overlap", "shared");
+    awaitLease("overlap");
+    Heartbeat current = f.kubelet.renewEvery(Duration.ofMillis(300), "overlap", "overlap-1", "Healthy");
+    f.awaitInstance("overlap", i -> hasCondition(i, "Ready", "True", "Healthy"));
+    // an old pod, still terminating, renews too: the Lease changes hands on nearly every renewal, and
+    // each time the stale run holds it the current run keeps the heartbeat it left (startupGrace is over)
+    Heartbeat stale = f.kubelet.renewEvery(Duration.ofMillis(70), "overlap", "overlap-0", "Healthy");
+    await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() -> f.get("overlap"),
+        i -> at(i, 1, Phase.Running) && i.getStatus().attempt == 0);
+    assertThat(stale.renewals()).as("the stale run renewed").isGreaterThan(20);
+    // the current run stops: the stale one's renewals do not vouch for it
+    current.stop();
+    AgentInstance escalated = f.awaitInstance("overlap", i -> i.getStatus().phase == Phase.Escalated);
+    assertThat(escalated.getStatus().terminalReason).isEqualTo(TerminalReason.StallTimeout);
+    stale.stop();
+  }
 }
