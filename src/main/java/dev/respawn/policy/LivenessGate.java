@@ -105,8 +105,9 @@ public final class LivenessGate {
     Instant started = pod.startedAt() != null ? pod.startedAt() : pod.createdAt();
     Instant graceEnd = started == null ? now : started.plus(policy.heartbeat().startupGrace().orElse(timeout.get()));
     Instant seen = lastSeen(lease);
-    // startupGrace is the time to the first heartbeat; after it, each heartbeat is good for one timeout
-    Instant deadline = seen == null ? graceEnd : seen.plus(timeout.get());
+    // fresh: age <= timeout, or within startupGrace of the pod's start (api.md §5)
+    Instant deadline = seen == null || seen.plus(timeout.get()).isBefore(graceEnd) ? graceEnd
+        : seen.plus(timeout.get());
     if (now.isAfter(deadline)) {
       String why = seen == null ? "no heartbeat within the startup grace"
           : "no heartbeat change seen since " + seen + " (timeout " + GoDuration.format(timeout.get()) + ")";

@@ -163,6 +163,8 @@ class LivenessGateTest {
     Decision atResetAfter = s.reconcile();
     assertThat(s.state.attempt).as("no heartbeat since resetAfter began: not proven healthy").isEqualTo(1);
     assertThat(atResetAfter.notices()).extracting(Decision.Notice::reason).doesNotContain(dev.respawn.policy.EventReason.RestartSucceeded);
+    s.advance(Duration.ofSeconds(60)); // the heartbeat is 120 s old, but the pod is within startupGrace
+    assertThat(s.reconcile().deletePod()).as("fresh: within startupGrace of the pod's start").isFalse();
     s.advance(Duration.ofMillis(1));
     Decision stale = s.reconcile();
     assertThat(stale.deletePod()).isTrue();
