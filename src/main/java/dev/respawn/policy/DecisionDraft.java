@@ -153,7 +153,8 @@ final class DecisionDraft {
 
   /**
    * The pods to delete: the current run's when the decision ends it or it ended while its pod lives on
-   * (sidecars), and once a run is running, the finished pods of earlier runs (kept until then for logs).
+   * (sidecars), and once a run has started (is running, or ran and ended), the finished pods of earlier
+   * runs (kept until then for logs).
    */
   private List<PodDeletion> deletions() {
     List<PodDeletion> out = new ArrayList<>();
@@ -163,10 +164,15 @@ final class DecisionDraft {
       out.add(new PodDeletion(current.name(), current.uid(), endRun ? PodDeletion.Why.END_RUN
           : PodDeletion.Why.ENDED_BUT_LIVE));
     }
-    if (state.phase == Phase.Running) {
+    // a finished pod is kept for logs until the next run has started: is running, or ran and ended
+    boolean currentStarted = state.phase == Phase.Running || obs.ending().isPresent()
+        || (current != null && current.stage() == PodView.Stage.FINISHED);
+    if (currentStarted) {
       for (PodFacts p : obs.earlierRuns()) {
         out.add(new PodDeletion(p.name(), p.uid(), PodDeletion.Why.FINISHED_EARLIER_RUN));
       }
+    }
+    if (state.phase == Phase.Running) {
       if (replaced != null && replaced.stage() == PodView.Stage.FINISHED) {
         out.add(new PodDeletion(replaced.name(), replaced.uid(), PodDeletion.Why.FINISHED_EARLIER_RUN));
       }

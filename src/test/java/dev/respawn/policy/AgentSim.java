@@ -168,13 +168,19 @@ final class AgentSim {
     return this;
   }
 
-  /** Waits out a Backoff or CircuitOpen phase, then lets the new pod run. */
-  Decision restartAndRun() {
+  /** Waits out a Backoff or CircuitOpen phase; the new pod is created but not (yet) seen running. */
+  Decision restartStillPending() {
     now = state.nextRestartAt;
-    reconcile();
+    Decision d = reconcile();
     if (pod == null) {
       throw new AssertionError("no pod started at nextRestartAt; phase " + state.phase);
     }
+    return d;
+  }
+
+  /** Waits out a Backoff or CircuitOpen phase, then lets the new pod run. */
+  Decision restartAndRun() {
+    restartStillPending();
     return running();
   }
 }

@@ -32,6 +32,22 @@ class RestartEvaluatorTest {
   @Nested
   class Lifecycle {
     @Test
+    void runsThatEndBeforeRunningLeaveOnlyTheLastFinishedPod() {
+      AgentSim s = sim(retries(Specs.spec(), 5));
+      s.reconcile(); // coder-1 created, never seen running
+      for (int run = 1; run <= 4; run++) {
+        s.exit(1);
+        if (run < 4) {
+          s.restartStillPending();
+        }
+      }
+      // every run started (it ran and ended): the pod before it was deleted, the last one kept for logs
+      assertThat(s.decisions.stream().flatMap(d -> d.deletions().stream()).map(PodDeletion::name))
+          .containsExactly("coder-1", "coder-2", "coder-3");
+      assertThat(s.state.currentPod).isEqualTo("coder-4");
+    }
+
+    @Test
     void theFirstReconcileStartsRunOne() {
       AgentSim s = sim(Specs.spec());
       Decision d = s.reconcile();
