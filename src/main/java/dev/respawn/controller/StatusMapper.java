@@ -12,6 +12,7 @@ import dev.respawn.api.v1alpha1.ResumeStatus;
 import dev.respawn.api.v1alpha1.RunRecord;
 import dev.respawn.api.v1alpha1.Timestamps;
 import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.CircuitSnapshot;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.DecisionAction;
@@ -57,7 +58,8 @@ public final class StatusMapper {
     if (st.lastDecision != null) {
       DecisionStatus d = st.lastDecision;
       s.lastDecision = new DecisionInfo(named(DecisionAction.class, d.action), code(d.reasonCode), orZero(d.attempt), orZero(d.maxAttempts),
-          Boolean.TRUE.equals(d.finalAttempt), d.delaySeconds == null ? 0 : d.delaySeconds, time(d.at));
+          Boolean.TRUE.equals(d.finalAttempt), d.delaySeconds == null ? 0 : d.delaySeconds, time(d.at),
+          Bounds.truncateUtf8(d.message, Bounds.MESSAGE_BYTES));
     }
     if (st.circuitBreaker != null) {
       CircuitBreakerStatus c = st.circuitBreaker;
@@ -130,6 +132,7 @@ public final class StatusMapper {
       ds.finalAttempt = d.finalAttempt();
       ds.delaySeconds = d.delaySeconds();
       ds.at = text(d.at());
+      ds.message = d.message();
       st.lastDecision = ds;
     }
     CircuitSnapshot c = s.circuit;

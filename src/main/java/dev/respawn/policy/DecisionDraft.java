@@ -89,9 +89,16 @@ final class DecisionDraft {
     reasonCode = code;
     state.lastDecision = new DecisionInfo(action, code, state.attempt, maxAttempts,
         action == DecisionAction.Restart && state.attempt > 0 && state.attempt >= maxAttempts,
-        delay.toMillis() / 1000.0, now);
+        delay.toMillis() / 1000.0, now, null);
     audit = new AuditRecord(eligible != null ? "resume_decision" : "restart_decision", obs.namespace(),
         obs.instance(), state.run, cls, eligible, code, cooldownRemaining, state.attempt, maxAttempts, now, actor);
+  }
+
+  /** Adds the why in words to the decision just made (status.lastDecision.message). */
+  void explain(String message) {
+    DecisionInfo d = state.lastDecision;
+    state.lastDecision = new DecisionInfo(d.action(), d.reasonCode(), d.attempt(), d.maxAttempts(), d.finalAttempt(),
+        d.delaySeconds(), d.at(), message);
   }
 
   /** Records the ending of the current run in status.history (keyed by pod UID: counted once). */
@@ -112,6 +119,11 @@ final class DecisionDraft {
   String escalationMessage(ReasonCode code) {
     StringBuilder sb = new StringBuilder();
     sb.append(state.phase).append(" (").append(code).append(")");
+    DecisionInfo decided = state.lastDecision;
+    if (code == ReasonCode.INVALID_TEMPLATE && decided != null && decided.message() != null) {
+      sb.append(": the API server rejected the pod template: ").append(decided.message())
+          .append(". Fix spec.template");
+    }
     FailureInfo f = state.lastFailure;
     if (f != null) {
       sb.append(". Last failure: pod ").append(f.pod()).append(", class ").append(f.interruptionClass());

@@ -117,9 +117,9 @@ public final class InstanceState {
     }
   }
 
-  /** status.lastDecision. */
+  /** status.lastDecision; {@code message} says why in words where the reason code alone does not (else null). */
   public record DecisionInfo(DecisionAction action, ReasonCode reasonCode, int attempt, int maxAttempts, boolean finalAttempt,
-      double delaySeconds, Instant at) {}
+      double delaySeconds, Instant at, String message) {}
 
   /**
    * status.heartbeat: the verdict, since when it holds, and the agent's detail. It changes with the

@@ -19,10 +19,8 @@ final class SpawnFailure {
     String why = Bounds.truncateUtf8(message, Bounds.MESSAGE_BYTES);
     if (invalidTemplate) {
       d.decided(DecisionAction.Fail, ReasonCode.INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
+      d.explain(why);
       d.stop(Phase.Failed, TerminalReason.UnrecoverableError, ReasonCode.INVALID_TEMPLATE);
-      d.notices.set(d.notices.size() - 1, Notice.warning(EventReason.Escalated, "Failed (invalid_template): the API server "
-          + "rejected the pod template: " + why + ". Fix spec.template, then resume: kubectl respawn resume "
-          + d.instance() + " --force"));
       return;
     }
     int attempt = Math.max(1, d.state.attempt);
@@ -31,6 +29,7 @@ final class SpawnFailure {
     d.state.phase = Phase.Backoff;
     d.state.nextRestartAt = d.now.plus(delay);
     d.decided(DecisionAction.Restart, ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");
+    d.explain(why);
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
     d.wakeAt(d.state.nextRestartAt);
   }

@@ -61,7 +61,7 @@ class StatusRoundTripProperties {
     if (r.nextBoolean()) {
       s.lastDecision = new DecisionInfo(pick(r, dev.respawn.policy.DecisionAction.values()),
           maybe(r, pick(r, ReasonCode.values())), r.nextInt(0, 5), r.nextInt(0, 5), r.nextBoolean(),
-          r.nextInt(0, 1000) / 4.0, time(r));
+          r.nextInt(0, 1000) / 4.0, time(r), r.nextBoolean() ? null : "the server said no " + r.nextInt(100));
     }
     if (r.nextBoolean()) {
       List<Instant> failures = new ArrayList<>();

@@ -42,7 +42,7 @@ class RestartMetricsTest {
     InstanceState s = new InstanceState();
     s.lastFailure = new InstanceState.FailureInfo("coder-1", "u1", InterruptionClass.ToolFailure,
         "UnhandledException", "Error", 1, null, "", true, T0, null);
-    s.lastDecision = new InstanceState.DecisionInfo(dev.respawn.policy.DecisionAction.Restart, dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 1, 3, false, 2.0, T0);
+    s.lastDecision = new InstanceState.DecisionInfo(dev.respawn.policy.DecisionAction.Restart, dev.respawn.policy.ReasonCode.RESTART_SCHEDULED, 1, 3, false, 2.0, T0, null);
     metrics.record(instance("a"), decision(s, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "x"),
         Notice.normal(dev.respawn.policy.EventReason.RestartScheduled, "y")));
     s.lastRestart = new InstanceState.RestartInfo(dev.respawn.policy.RestartKind.Failure, "x", "coder-1", "coder-2", T0, T0.plusSeconds(2), "",

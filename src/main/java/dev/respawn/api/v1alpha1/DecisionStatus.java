@@ -20,4 +20,7 @@ public class DecisionStatus {
   public Double delaySeconds;
   @JsonPropertyDescription("When the decision was made.")
   public String at;
+  @JsonPropertyDescription("Why, in words, where the reason code alone does not say it: the API server's message "
+      + "for spawn_failed and invalid_template (<= 512 bytes).")
+  public String message;
 }

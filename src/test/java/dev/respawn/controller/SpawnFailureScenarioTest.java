@@ -1,0 +1,109 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static dev.respawn.controller.OperatorFixture.condition;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.sandbox.Run;
+import dev.respawn.testsupport.ApiFaults;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** api.md §4, last paragraph: a pod the API server refuses to create. */
+class SpawnFailureScenarioTest {
+  static final String INVALID = "Pod \"tmpl-1\" is invalid: spec.containers[0].image: Required value";
+  static final String QUOTA = "pods \"quota-1\" is forbidden: exceeded quota: agents, requested: pods=1, used: "
+      + "pods=10, limited: pods=10";
+
+  OperatorFixture f;
+
+  @BeforeEach
+  void start() {
+    f = new OperatorFixture();
+  }
+
+  @AfterEach
+  void stop() {
+    f.close();
+  }
+
+  /** Refuses every pod create with this status while {@code on} holds. */
+  static ApiFaults refusePodCreates(AtomicBoolean on, int code, String reason, String message) {
+    return new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest request) {
+        boolean podCreate = "POST".equals(request.getMethod()) && request.getPath().contains("/pods");
+        return on.get() && podCreate ? ApiFaults.status(code, reason, message) : null;
+      }
+    };
+  }
+
+  @Test
+  void anInvalidTemplateFailsWithTheServersMessageInTheConditions() {
+    f.api.faults(refusePodCreates(new AtomicBoolean(true), 422, "Invalid", INVALID));
+    f.policy("plain", null);
+    f.instance("tmpl", "plain");
+
+    AgentInstance failed = f.awaitInstance("tmpl", i -> i.getStatus().phase == Phase.Failed);
+    assertThat(failed.getStatus().terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
+    assertThat(failed.getStatus().lastDecision.reasonCode).isEqualTo("invalid_template");
+    assertThat(failed.getStatus().lastDecision.message).isEqualTo(INVALID);
+    assertThat(failed.getStatus().attempt).as("not a failure of the agent").isZero();
+    assertThat(condition(failed, "Ready").message).contains(INVALID);
+    assertThat(condition(failed, "Escalated").status).isEqualTo("True");
+    assertThat(condition(failed, "Escalated").message).contains(INVALID, "Fix spec.template",
+        "kubectl respawn resume tmpl --force");
+    f.awaitEvent("tmpl", e -> {
+      assertThat(e.getReason()).isEqualTo("Escalated");
+      assertThat(e.getNote()).contains(INVALID);
+    });
+
+    // a new operator process, then a spec change, reconcile it again from status alone: the server's
+    // message stays in the conditions
+    f.restartOperator();
+    f.edit("tmpl", i -> {
+      i.getSpec().task = "TASK-2";
+      return i;
+    });
+    AgentInstance later = f.awaitInstance("tmpl",
+        i -> i.getMetadata().getGeneration().equals(i.getStatus().observedGeneration));
+    assertThat(later.getStatus().phase).isEqualTo(Phase.Failed);
+    assertThat(condition(later, "Escalated").message).contains(INVALID);
+    assertThat(condition(later, "Ready").message).contains(INVALID);
+    assertThat(f.podsEverCreated("tmpl")).isEmpty();
+  }
+
+  @Test
+  void aQuotaRefusalIsRetriedWithTheBackoffAndCountsNoFailure() {
+    AtomicBoolean refusing = new AtomicBoolean(true);
+    f.api.faults(refusePodCreates(refusing, 403, "Forbidden", QUOTA));
+    f.policy("quick", """
+        backoff: {type: Linear, initialDelay: 200ms, maxDelay: 1s}
+        """);
+    f.kubelet.script("quota", Run.runForever());
+    f.instance("quota", "quick");
+
+    AgentInstance waiting = f.awaitInstance("quota", i -> i.getStatus().lastDecision != null
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    assertThat(waiting.getStatus().lastDecision.message).isEqualTo(QUOTA);
+    assertThat(waiting.getStatus().attempt).isZero();
+    f.awaitEvent("quota", e -> {
+      assertThat(e.getReason()).isEqualTo("RestartFailed");
+      assertThat(e.getType()).isEqualTo("Warning");
+      assertThat(e.getNote()).contains("spawn_failed", QUOTA);
+    });
+
+    refusing.set(false); // the quota was raised
+    AgentInstance running = f.awaitInstance("quota", i -> at(i, 1, Phase.Running));
+    assertThat(running.getStatus().attempt).isZero();
+    assertThat(running.getStatus().terminalReason).isNull();
+    assertThat(f.podsEverCreated("quota")).containsExactly("quota-1");
+  }
+}
