@@ -79,7 +79,7 @@ final class EventSeriesCache {
   }
 
   synchronized Step next(Key key, String namespace, Instant now, Duration window, Duration seriesInterval,
-      Supplier<String> newName) {
+      boolean rateLimited, Supplier<String> newName) {
     Entry e = entries.get(key);
     if (e != null && !now.isAfter(e.lastObserved.plus(window))) {
       e.count++;
@@ -93,7 +93,7 @@ final class EventSeriesCache {
       return new Step(Kind.COALESCE, e, e.count, e.writtenCount);
     }
     TokenBucket bucket = buckets.computeIfAbsent(key.object(), o -> new TokenBucket(newEventsPerMinute, now));
-    if (!bucket.tryTake(now)) {
+    if (!bucket.tryTake(now) && rateLimited) {
       return new Step(Kind.DROP, e, 0, 0);
     }
     Entry fresh = new Entry(namespace, newName.get(), now);

@@ -34,6 +34,11 @@ public final class KubeEventRecorder {
   /** Kubernetes refuses an Event note longer than 1 KiB. */
   public static final int NOTE_BYTES = 1024;
   static final int NAME_BYTES = 253;
+  /**
+   * The reason never rate-limited: an Escalated Event ends a lifecycle (only an operator action continues
+   * it) and carries the last failure and what to do next (api.md §3); it comes once per lifecycle.
+   */
+  static final String NEVER_DROPPED = dev.respawn.policy.EventReason.Escalated.name();
   private static final Logger LOG = LoggerFactory.getLogger(KubeEventRecorder.class);
 
   /**
@@ -133,7 +138,7 @@ public final class KubeEventRecorder {
     EventSeriesCache.Key key = new EventSeriesCache.Key(objectKey, reason, type, note);
 
     EventSeriesCache.Step step = cache.next(key, regardingRef.getNamespace(), now, settings.dedupWindow(),
-        settings.seriesUpdateInterval(), () -> eventName(regardingRef.getName(), now));
+        settings.seriesUpdateInterval(), !NEVER_DROPPED.equals(reason), () -> eventName(regardingRef.getName(), now));
     switch (step.kind()) {
       case DROP -> {
         dropped.incrementAndGet();

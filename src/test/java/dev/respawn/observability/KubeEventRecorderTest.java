@@ -203,6 +203,10 @@ class KubeEventRecorderTest {
     assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "exit code 6"))).isEqualTo(Outcome.CREATED);
     assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "exit code 7"))).isEqualTo(Outcome.DROPPED);
     assertThat(recorder.dropped()).isEqualTo(3);
+    // the Escalated Event ends a lifecycle and carries what to do next: never dropped
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.Escalated,
+        "Escalated (retries_exhausted)"))).isEqualTo(Outcome.CREATED);
+    assertThat(recorder.dropped()).isEqualTo(3);
   }
 
   @Test
