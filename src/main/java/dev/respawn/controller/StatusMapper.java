@@ -91,6 +91,15 @@ public final class StatusMapper {
         Optional.ofNullable(st.handledRequests.get(kind.statusKey())).ifPresent(id -> s.handledRequests.put(kind, id));
       }
     }
+    if (st.earlierRequests != null) {
+      for (OperatorRequest kind : OperatorRequest.values()) {
+        List<String> ids = st.earlierRequests.get(kind.statusKey());
+        if (ids != null && !ids.isEmpty()) {
+          s.earlierRequests.put(kind, new ArrayList<>(ids.subList(Math.max(0, ids.size() - Bounds.EARLIER_REQUESTS),
+              ids.size())));
+        }
+      }
+    }
     return s;
   }
 
@@ -198,6 +207,10 @@ public final class StatusMapper {
     if (!s.handledRequests.isEmpty()) {
       st.handledRequests = new java.util.TreeMap<>();
       s.handledRequests.forEach((kind, id) -> st.handledRequests.put(kind.statusKey(), id));
+    }
+    if (!s.earlierRequests.isEmpty()) {
+      st.earlierRequests = new java.util.TreeMap<>();
+      s.earlierRequests.forEach((kind, ids) -> st.earlierRequests.put(kind.statusKey(), List.copyOf(ids)));
     }
     return st;
   }

@@ -13,6 +13,8 @@ public final class Bounds {
   public static final int REQUEST_ID_BYTES = 256;
   public static final int CHECKPOINT_BYTES = 256;
   public static final int HISTORY_ENTRIES = 10;
+  /** Request ids remembered per kind before the last one (status.earlierRequests). */
+  public static final int EARLIER_REQUESTS = 10;
   public static final int MAX_RETRIES = 1000;
   public static final int MAX_RESTARTS = 1000;
   public static final int MAX_FAILURE_THRESHOLD = 100;

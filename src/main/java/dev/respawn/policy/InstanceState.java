@@ -38,6 +38,8 @@ public final class InstanceState {
   public List<RunInfo> history = new ArrayList<>();
   /** The id of the last request of each kind acted on (status.handledRequests). */
   public Map<OperatorRequest, String> handledRequests = new EnumMap<>(OperatorRequest.class);
+  /** Ids handled before the last one, oldest first, at most {@link Bounds#EARLIER_REQUESTS} per kind. */
+  public Map<OperatorRequest, List<String>> earlierRequests = new EnumMap<>(OperatorRequest.class);
   /** The shared dependency this instance waits for (phase CircuitOpen) or probes, or null. */
   public String waitingFor;
 
@@ -63,6 +65,8 @@ public final class InstanceState {
     c.history = new ArrayList<>(history);
     c.handledRequests = new EnumMap<>(OperatorRequest.class);
     c.handledRequests.putAll(handledRequests);
+    c.earlierRequests = new EnumMap<>(OperatorRequest.class);
+    earlierRequests.forEach((kind, ids) -> c.earlierRequests.put(kind, new ArrayList<>(ids)));
     c.waitingFor = waitingFor;
     return c;
   }
@@ -77,7 +81,27 @@ public final class InstanceState {
         && Objects.equals(heartbeat, s.heartbeat) && Objects.equals(resume, s.resume)
         && Objects.equals(lastRestart, s.lastRestart) && terminalReason == s.terminalReason
         && recentRestarts.equals(s.recentRestarts) && history.equals(s.history)
-        && handledRequests.equals(s.handledRequests) && Objects.equals(waitingFor, s.waitingFor);
+        && handledRequests.equals(s.handledRequests) && earlierRequests.equals(s.earlierRequests)
+        && Objects.equals(waitingFor, s.waitingFor);
+  }
+
+  /** Whether a request of this kind with this id was acted on (the last one, or one of the earlier ones). */
+  public boolean handled(OperatorRequest kind, String id) {
+    return id.equals(handledRequests.get(kind)) || earlierRequests.getOrDefault(kind, List.of()).contains(id);
+  }
+
+  /** Records a request as acted on; the one before it joins the earlier ones (the oldest go first). */
+  public void handle(OperatorRequest kind, String id) {
+    String before = handledRequests.put(kind, id);
+    if (before != null && !before.equals(id)) {
+      List<String> earlier = new ArrayList<>(earlierRequests.getOrDefault(kind, List.of()));
+      earlier.remove(before);
+      earlier.add(before);
+      while (earlier.size() > Bounds.EARLIER_REQUESTS) {
+        earlier.remove(0);
+      }
+      earlierRequests.put(kind, earlier);
+    }
   }
 
   @Override

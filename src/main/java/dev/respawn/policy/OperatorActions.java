@@ -52,7 +52,7 @@ final class OperatorActions {
   static void requests(DecisionDraft d) {
     boolean restarted = false;
     for (Map.Entry<OperatorRequest, Request> e : pending(d).entrySet()) {
-      d.state.handledRequests.put(e.getKey(), e.getValue().id());
+      d.state.handle(e.getKey(), e.getValue().id());
       if (!restarted) {
         restarted = switch (e.getKey()) {
           case RESUME -> resume(d, e.getValue());
@@ -65,7 +65,7 @@ final class OperatorActions {
   private static Map<OperatorRequest, Request> pending(DecisionDraft d) {
     Map<OperatorRequest, Request> pending = new EnumMap<>(OperatorRequest.class);
     d.obs.requests().forEach((kind, r) -> {
-      if (!r.id().equals(d.state.handledRequests.get(kind))) {
+      if (!d.state.handled(kind, r.id())) {
         pending.put(kind, r);
       }
     });
@@ -138,7 +138,7 @@ final class OperatorActions {
 
   private static void refuseRequests(DecisionDraft d, String why) {
     pending(d).forEach((kind, r) -> {
-      d.state.handledRequests.put(kind, r.id());
+      d.state.handle(kind, r.id());
       String name = kind.statusKey();
       d.notice(Notice.warning(EventReason.RestartRequested, Character.toUpperCase(name.charAt(0)) + name.substring(1)
           + " request " + r.id() + " refused: " + why));

@@ -96,6 +96,11 @@ class StatusRoundTripProperties {
         dev.respawn.api.v1alpha1.OperatorRequest.RESTART, id));
     java.util.Optional.ofNullable(maybe(r, "resume-1")).ifPresent(id -> s.handledRequests.put(
         dev.respawn.api.v1alpha1.OperatorRequest.RESUME, id));
+    for (dev.respawn.api.v1alpha1.OperatorRequest kind : dev.respawn.api.v1alpha1.OperatorRequest.values()) {
+      for (int i = r.nextInt(0, 4); i > 0; i--) {
+        s.handle(kind, kind.statusKey() + "-" + r.nextInt(0, 100));
+      }
+    }
     return s;
   }
 

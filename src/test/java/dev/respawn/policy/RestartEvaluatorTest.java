@@ -235,6 +235,37 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void anEarlierRequestIdSetAgainIsNotActedOnAgain() {
+      AgentSim s = sim(Specs.spec()).started();
+      for (String id : List.of("a", "b")) {
+        s.restartRequest = new Request(id, null);
+        assertThat(s.reconcile().deletePod()).as("restart %s", id).isTrue();
+        s.reconcile();
+        s.running();
+      }
+      assertThat(s.state.run).isEqualTo(3);
+      // a GitOps revert puts "a" back: it was acted on already
+      s.restartRequest = new Request("a", null);
+      assertThat(s.reconcile().deletePod()).isFalse();
+      assertThat(s.state.run).isEqualTo(3);
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).isEqualTo("b");
+      assertThat(s.state.earlierRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).containsExactly("a");
+    }
+
+    @Test
+    void onlyTheLastTenEarlierRequestIdsAreRemembered() {
+      InstanceState st = new InstanceState();
+      for (int i = 0; i <= Bounds.EARLIER_REQUESTS + 1; i++) {
+        st.handle(dev.respawn.api.v1alpha1.OperatorRequest.RESUME, "r" + i);
+      }
+      assertThat(st.earlierRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESUME))
+          .hasSize(Bounds.EARLIER_REQUESTS).startsWith("r1").endsWith("r10").doesNotContain("r0", "r11");
+      assertThat(st.handled(dev.respawn.api.v1alpha1.OperatorRequest.RESUME, "r0")).isFalse();
+      assertThat(st.handled(dev.respawn.api.v1alpha1.OperatorRequest.RESUME, "r5")).isTrue();
+      assertThat(st.handled(dev.respawn.api.v1alpha1.OperatorRequest.RESUME, "r11")).isTrue();
+    }
+
+    @Test
     void aManualRestartSkipsABackoffWait() {
       AgentSim s = sim(Specs.spec()).started();
       s.exit(1);

@@ -53,6 +53,9 @@ public class AgentInstanceStatus {
   @JsonPropertyDescription("The request id last acted on, by kind (restart: respawn.dev/restart, resume: "
       + "respawn.dev/resume); each distinct annotation value is acted on once.")
   public Map<String, String> handledRequests;
+  @JsonPropertyDescription("Request ids acted on before the last one, by kind, oldest first (at most 10 each): a "
+      + "value set again later (a GitOps revert) is not acted on again.")
+  public Map<String, List<String>> earlierRequests;
   @JsonPropertyDescription("Ready (liveness gate), Recovering (failure sequence open), Escalated (operator action needed).")
   public List<StatusCondition> conditions;
 }
