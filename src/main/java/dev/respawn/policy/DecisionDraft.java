@@ -158,9 +158,25 @@ final class DecisionDraft {
     if (liveness == null) {
       liveness = idleLiveness();
     }
-    return new Decision(state, deletions(), Optional.ofNullable(start), !obs.leaseExists(), deferStatus,
+    Decision d = new Decision(state, deletions(), Optional.ofNullable(start), !obs.leaseExists(), deferStatus,
         startsExisting, reasonCode, Optional.ofNullable(wakeAt), notices, state.circuit.trips() - tripsBefore,
         Optional.ofNullable(audit), liveness);
+    if (audit != null) {
+      return d;
+    }
+    // every decision that tells something (a run started, a sequence ended, a request refused, a stale
+    // heartbeat) is an audit line too (api.md §8), named after its Event's reason
+    return d.event().map(e -> new Decision(d.state(), d.deletions(), d.start(), d.createLease(), d.deferStatus(),
+        d.startsExisting(), d.reasonCode(), d.wakeAt(), d.notices(), d.circuitTrips(), Optional.of(auditOf(e)),
+        d.liveness())).orElse(d);
+  }
+
+  private AuditRecord auditOf(Notice event) {
+    DecisionInfo last = state.lastDecision;
+    return new AuditRecord(event.reason().auditEvent(), obs.namespace(), obs.instance(), state.run,
+        state.lastRestart == null ? null : state.lastRestart.interruptionClass(), null, reasonCode, 0, state.attempt,
+        last == null ? 0 : last.maxAttempts(), now,
+        event.reason() == EventReason.RestartRequested ? "operator" : "system");
   }
 
   /**

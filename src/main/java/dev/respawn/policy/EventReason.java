@@ -32,6 +32,11 @@ public enum EventReason {
     return action;
   }
 
+  /** The audit line's event of a decision told under this reason, e.g. {@code restart_started}. */
+  public String auditEvent() {
+    return name().replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+  }
+
   /** Lower is weightier, among notices of the same type. */
   public int rank() {
     return rank;

@@ -640,4 +640,50 @@ class RestartEvaluatorTest {
       assertThat(s.state.waitingFor).isNull();
     }
   }
+
+  @Nested
+  class AuditTrail {
+    @Test
+    void everyDecisionThatTellsSomethingIsOneAuditLine() {
+      AgentSim s = sim(Specs.spec()).started();
+      Decision failed = s.exit(1, "Error", "network_timeout");
+      // the default resume mode (Prefer) decides on resuming at every failure
+      assertThat(failed.audit()).hasValueSatisfying(a -> assertThat(a.event()).isEqualTo("resume_decision"));
+
+      Decision started = s.restartStillPending();
+      assertThat(reasons(started)).contains("RestartStarted");
+      assertThat(started.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("restart_started");
+        assertThat(a.run()).isEqualTo(2);
+        assertThat(a.attempt()).isEqualTo(1);
+        assertThat(a.actor()).isEqualTo("system");
+        assertThat(a.at()).isEqualTo(s.now);
+      });
+
+      s.running();
+      Decision quiet = s.reconcile();
+      assertThat(quiet.notices()).isEmpty();
+      assertThat(quiet.audit()).as("a decision that changes nothing is no audit line").isEmpty();
+
+      s.now = s.state.runStartedAt.plus(Duration.ofSeconds(60));
+      Decision healed = s.reconcile();
+      assertThat(reasons(healed)).contains("RestartSucceeded");
+      assertThat(healed.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("restart_succeeded");
+        assertThat(a.attempt()).isZero();
+      });
+    }
+
+    @Test
+    void aRefusedRequestIsAnAuditLineByTheOperator() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.exit(2, "Error", "syntax_error");
+      s.restartRequest = new Request("r-9", null);
+      Decision refused = s.reconcile();
+      assertThat(refused.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("restart_requested");
+        assertThat(a.actor()).isEqualTo("operator");
+      });
+    }
+  }
 }
