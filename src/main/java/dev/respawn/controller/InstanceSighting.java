@@ -65,7 +65,8 @@ final class InstanceSighting {
         PodObserver.ending(pod, agentContainer, now));
   }
 
-  private static String controllerUid(Pod pod) {
+  /** The UID of the pod's controller ownerReference, or null. */
+  static String controllerUid(Pod pod) {
     List<OwnerReference> refs = pod.getMetadata().getOwnerReferences();
     if (refs == null) {
       return null;

@@ -62,8 +62,12 @@ final class PodActions {
         Pod created = client.pods().inNamespace(namespace()).resource(pod).create();
         pods.handleRecentResourceCreate(ResourceID.fromResource(created), created);
       } catch (KubernetesClientException e) {
-        if (e.getCode() == 409) {
+        if (e.getCode() == 409 && startedBefore(pod.getMetadata().getName(), e)) {
           LOG.info("pod {} already exists: the run was started before", pod.getMetadata().getName());
+        } else if (e.getCode() == 409) {
+          // a pod of that name that is not ours: never touched (api.md §2); retried until it goes
+          return spawnFailed.apply(false, "pod " + pod.getMetadata().getName() + " exists and is not owned by this "
+              + "AgentInstance (no controller ownerReference with its UID); delete or rename that pod");
         } else if (e.getCode() == 422 || (e.getCode() >= 400 && e.getCode() < 500 && e.getCode() != 429)) {
           return spawnFailed.apply(e.getCode() == 422, e.getStatus() != null && e.getStatus().getMessage() != null
               ? e.getStatus().getMessage() : e.getMessage());
@@ -76,6 +80,15 @@ final class PodActions {
       createLease().ifPresent(leaseCreated);
     }
     return decision;
+  }
+
+  /** Whether the pod of that name that exists is this instance's (made by an earlier try of this run). */
+  private boolean startedBefore(String name, KubernetesClientException conflict) {
+    Pod existing = client.pods().inNamespace(namespace()).withName(name).get();
+    if (existing == null) {
+      throw conflict; // gone again since: the retried reconcile decides (and creates) anew
+    }
+    return instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(existing));
   }
 
   /** Deletes one pod, on the condition that it is still the pod of that UID; gone or replaced is fine. */

@@ -97,6 +97,29 @@ class ShellContractScenarioTest {
   }
 
   @Test
+  void aStrangerPodInTheWayOfTheNextRunIsASpawnFailureUntilItGoes() {
+    f.policy("fast", "backoff: {type: Linear, initialDelay: 100ms, maxDelay: 300ms}");
+    f.kubelet.script("squat", Run.runForever(), Run.runForever());
+    Pod squatter = stranger("squat-1", "someone-else", null);
+    f.instance("squat", "fast");
+
+    AgentInstance waiting = f.awaitInstance("squat", i -> i.getStatus().lastDecision != null
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    assertThat(waiting.getStatus().lastDecision.message).contains("squat-1", "not owned by this AgentInstance");
+    assertThat(waiting.getStatus().attempt).as("not a failure of the agent").isZero();
+    assertThat(waiting.getStatus().phase).isEqualTo(Phase.Backoff);
+    f.awaitEvent("squat", e -> assertThat(e.getNote()).contains("spawn_failed", "squat-1"));
+    assertThat(f.pod("squat-1").getMetadata().getUid()).isEqualTo(squatter.getMetadata().getUid());
+
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("squat-1").delete();
+    AgentInstance running = f.awaitInstance("squat", i -> at(i, 1, Phase.Running));
+    assertThat(running.getStatus().currentPod).isEqualTo("squat-1");
+    assertThat(f.pod("squat-1").getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo(running.getMetadata().getUid()));
+    assertThat(running.getStatus().attempt).isZero();
+  }
+
+  @Test
   void aFailedStatusWriteLeavesNoTraceAndTheRetryTellsOnce() {
     List<Decision> told = toldDecisions();
     f.policy("slow", "backoff: {type: Exponential, initialDelay: 1s, maxDelay: 1s}");
