@@ -109,6 +109,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
       });
     }
     if (fleet == null) {
+      sink.dependencies(policy, List.of(), java.util.Map.of()); // none (left): no gauge counts them
       return UpdateControl.noUpdate();
     }
     // committed: only now are the circuits' transitions told

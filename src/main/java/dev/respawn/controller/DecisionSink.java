@@ -26,6 +26,9 @@ public interface DecisionSink {
   /** The instance is gone: drop whatever is kept in memory about it; default: nothing. */
   default void forget(AgentInstance instance) {}
 
+  /** The policy is gone: drop its shared circuits' gauges and Event series; default: nothing. */
+  default void forget(dev.respawn.api.v1alpha1.AgentRestartPolicy policy) {}
+
   /** Writes what waits to be written (Event series counts); called every few seconds; default: nothing. */
   default void flushPending() {}
 

@@ -1,5 +1,7 @@
 package dev.respawn.controller;
 
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.RuntimeInfo;
@@ -70,12 +72,15 @@ public final class RespawnOperator implements AutoCloseable {
     this.sink = sink;
     operator.register(instances, c -> {
       namespaces(c, settings);
-      c.withItemStore(new InstanceStore(gone -> {
+      c.withItemStore(new ForgettingStore<AgentInstance>(gone -> {
         instances.forget(gone);
         sink.forget(gone);
       }));
     });
-    operator.register(new AgentRestartPolicyReconciler(settings, sink), c -> namespaces(c, settings));
+    operator.register(new AgentRestartPolicyReconciler(settings, sink), c -> {
+      namespaces(c, settings);
+      c.withItemStore(new ForgettingStore<AgentRestartPolicy>(sink::forget));
+    });
   }
 
   private static void namespaces(io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<?> c,

@@ -76,6 +76,12 @@ public final class ReportingSink implements DecisionSink {
   }
 
   @Override
+  public void forget(AgentRestartPolicy policy) {
+    metrics.dependencies(policy.getMetadata().getNamespace() + "/" + policy.getMetadata().getName(), List.of());
+    events.forget(policy);
+  }
+
+  @Override
   public void flushPending() {
     events.flush();
   }

@@ -53,6 +53,13 @@ public final class RestartMetrics {
         .description("Instances waiting for a shared dependency").register(registry);
     decisions = Timer.builder("respawn.decision.duration").description("Time of one restart decision")
         .publishPercentiles(0.5, 0.99).register(registry);
+    // every result and class from the start: a rate over a counter that appears late misses its first count
+    for (String result : List.of("started", "succeeded", "failed")) {
+      attemptCounter(result, "None");
+      for (dev.respawn.api.v1alpha1.InterruptionClass c : dev.respawn.api.v1alpha1.InterruptionClass.values()) {
+        attemptCounter(result, c.name());
+      }
+    }
     for (CircuitState s : CircuitState.values()) {
       Gauge.builder("respawn.circuit.breakers", circuits, m -> m.values().stream().filter(s::equals).count())
           .description("Instances per circuit breaker state").tag("state", s.name()).register(registry);
@@ -127,8 +134,12 @@ public final class RestartMetrics {
   }
 
   private void attempts(String result, String failureClass) {
-    Counter.builder("respawn.restart.attempts").description("Restart attempts by result and interruption class")
-        .tag("result", result).tag("class", failureClass).register(registry).increment();
+    attemptCounter(result, failureClass).increment();
+  }
+
+  private Counter attemptCounter(String result, String failureClass) {
+    return Counter.builder("respawn.restart.attempts").description("Restart attempts by result and interruption class")
+        .tag("result", result).tag("class", failureClass).register(registry);
   }
 
   private static double seconds(Duration d) {

@@ -111,6 +111,25 @@ class DependencyScenarioTest {
         .anySatisfy(n -> assertThat(n).contains("HalfOpen -> Closed")));
   }
 
+  private double dependencyGauge(String state) {
+    return f.metrics.registry().get("respawn.dependency.circuits").tag("state", state).gauge().value();
+  }
+
+  @Test
+  void aDependencyDroppedFromItsPolicyOrAPolicyDeletedLeavesNoGauge() {
+    f.policy("fleet", FLEET);
+    f.policy("other", FLEET);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> dependencyGauge("Closed") == 2);
+    f.editPolicy("fleet", p -> {
+      p.getSpec().dependencies = null;
+      return p;
+    });
+    await().atMost(OperatorFixture.AT_MOST).until(() -> dependencyGauge("Closed") == 1);
+    f.client.resources(AgentRestartPolicy.class).inNamespace(OperatorFixture.NS).withName("other").delete();
+    await().atMost(OperatorFixture.AT_MOST).until(() -> dependencyGauge("Closed") == 0);
+    assertThat(f.metrics.registry().get("respawn.dependency.waiting").gauge().value()).isZero();
+  }
+
   @Test
   void anOperatorRestartedWhileTheCircuitIsOpenLosesNothingAndStartsNothingEarly() {
     f.policy("fleet", FLEET.replace("openDuration: 1500ms", "openDuration: 3s"));

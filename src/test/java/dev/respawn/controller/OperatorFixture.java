@@ -114,6 +114,11 @@ final class OperatorFixture implements AutoCloseable {
       }
 
       @Override
+      public void forget(dev.respawn.api.v1alpha1.AgentRestartPolicy policy) {
+        reporting.forget(policy);
+      }
+
+      @Override
       public void dependencies(dev.respawn.api.v1alpha1.AgentRestartPolicy policy,
           List<dev.respawn.policy.DependencyCircuit> circuits,
           Map<String, List<dev.respawn.policy.DependencyCircuit.Transition>> transitions) {

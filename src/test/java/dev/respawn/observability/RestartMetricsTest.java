@@ -36,6 +36,16 @@ class RestartMetricsTest {
   }
 
   @Test
+  void everyRestartCounterIsThereAtZeroBeforeTheFirstRestart() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    new RestartMetrics(registry);
+    assertThat(registry.find("respawn.restart.attempts").counters()).hasSize(3 * (InterruptionClass.values().length + 1))
+        .allSatisfy(c -> assertThat(c.count()).isZero());
+    assertThat(registry.get("respawn.restart.attempts").tag("result", "succeeded").tag("class", "None").counter()
+        .count()).isZero();
+  }
+
+  @Test
   void countsNoticesWithBoundedTags() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     RestartMetrics metrics = new RestartMetrics(registry);
