@@ -155,7 +155,8 @@ final class DecisionDraft {
   }
 
   Decision build() {
-    if (liveness == null) {
+    if (liveness == null || (state.phase != Phase.Running && state.phase != Phase.Starting)) {
+      // a run this decision ended is judged no more: Ready says what the phase it left is waiting for
       liveness = idleLiveness();
     }
     Decision d = new Decision(state, deletions(), Optional.ofNullable(start), !obs.leaseExists(), deferStatus,
@@ -214,8 +215,7 @@ final class DecisionDraft {
           state.lastDecision != null ? state.lastDecision.reasonCode() : reasonCode));
       case Succeeded -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "the agent exited cleanly");
       case Suspended -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "suspended (spec.suspend)");
-      case Backoff, CircuitOpen -> new Liveness(false, LivenessGate.POD_NOT_RUNNING,
-          "next run at " + state.nextRestartAt);
+      case Backoff, CircuitOpen -> LivenessGate.betweenRuns(state);
       case Starting -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "pod " + state.currentPod
           + " is not running yet");
       default -> new Liveness(false, LivenessGate.POD_NOT_RUNNING, "no pod running");

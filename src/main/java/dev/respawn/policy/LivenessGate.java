@@ -3,6 +3,7 @@ package dev.respawn.policy;
 import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.policy.Decision.Liveness;
 import dev.respawn.policy.InstanceState.HeartbeatInfo;
+import dev.respawn.policy.InstanceState.RunInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -44,6 +45,27 @@ public final class LivenessGate {
   /** The run ended because no heartbeat change was seen in time: status says so until a new run renews. */
   public static HeartbeatInfo stale(Liveness why, Instant now) {
     return new HeartbeatInfo(HealthVerdict.Stale, now, Bounds.truncateUtf8(why.message(), Bounds.DETAIL_BYTES));
+  }
+
+  /**
+   * Ready between runs (Backoff, CircuitOpen): the gate's denial that ended the last run while its
+   * verdict stands (UnhealthyVerdict, StaleHeartbeat), else PodNotRunning; with when the next run is due.
+   * It is the same from the decision that ended the run to the next run's start: one status write.
+   */
+  public static Liveness betweenRuns(InstanceState s) {
+    String next = s.nextRestartAt != null ? "next run at " + s.nextRestartAt : "next run when its circuit lets it";
+    HeartbeatInfo hb = s.heartbeat;
+    RunInfo last = s.history.isEmpty() ? null : s.history.get(s.history.size() - 1);
+    boolean judgedLastRun = hb != null && hb.since() != null && last != null && last.startedAt() != null
+        && !hb.since().isBefore(last.startedAt()) && (last.endedAt() == null || !hb.since().isAfter(last.endedAt()));
+    if (judgedLastRun && (hb.verdict() == HealthVerdict.Stalled || hb.verdict() == HealthVerdict.Crashed)) {
+      return new Liveness(false, UNHEALTHY_VERDICT, "the agent reported " + hb.verdict() + detail(hb.detail())
+          + "; " + next);
+    }
+    if (judgedLastRun && hb.verdict() == HealthVerdict.Stale) {
+      return new Liveness(false, STALE, hb.detail() + "; " + next);
+    }
+    return new Liveness(false, POD_NOT_RUNNING, next);
   }
 
   /** When the operator last saw the current pod's renewal change, or null when it saw none. */
@@ -126,7 +148,10 @@ public final class LivenessGate {
   }
 
   private static String detail(LeaseView lease) {
-    String d = lease == null ? null : Bounds.truncateUtf8(lease.detail(), Bounds.DETAIL_BYTES);
+    return detail(lease == null ? null : Bounds.truncateUtf8(lease.detail(), Bounds.DETAIL_BYTES));
+  }
+
+  private static String detail(String d) {
     return d == null || d.isEmpty() ? "" : ": " + d;
   }
 

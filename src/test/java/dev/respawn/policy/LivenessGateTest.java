@@ -87,6 +87,43 @@ class LivenessGateTest {
   }
 
   @Test
+  void betweenRunsReadyKeepsTheDenialThatEndedTheRunSoThePodsGoingChangesNothing() {
+    AgentSim stalled = withHeartbeat("60s", null).started();
+    stalled.heartbeat(HealthVerdict.Stalled);
+    Decision ended = stalled.reconcile();
+    assertThat(stalled.state.phase).isEqualTo(Phase.Backoff);
+    assertThat(ended.liveness().reason()).isEqualTo("UnhealthyVerdict");
+    assertThat(ended.liveness().message()).contains("Stalled", "next run at " + stalled.state.nextRestartAt);
+    assertThat(stalled.reconcile().liveness()).as("the pod gone: same Ready, no status write").isEqualTo(ended.liveness());
+
+    AgentSim stale = withHeartbeat("60s", null).started();
+    stale.advance(Duration.ofSeconds(61));
+    Decision staleEnd = stale.reconcile();
+    assertThat(staleEnd.liveness().reason()).isEqualTo("StaleHeartbeat");
+    assertThat(stale.reconcile().liveness()).isEqualTo(staleEnd.liveness());
+
+    // the next run renews: its verdict is its own; a later plain exit waits as PodNotRunning
+    stale.restartAndRun();
+    stale.heartbeat(HealthVerdict.Healthy);
+    stale.reconcile();
+    Decision exited = stale.exit(1);
+    assertThat(exited.liveness().reason()).isEqualTo("PodNotRunning");
+    assertThat(stale.reconcile().liveness()).isEqualTo(exited.liveness());
+  }
+
+  @Test
+  void aStalledRunThatEscalatesShowsTheTerminalDenialInItsFirstWrite() {
+    AgentSim s = new AgentSim(AgentSim.policy(Specs.heartbeat(Specs.retries(new AgentRestartPolicySpec(), 0), "60s",
+        null))).started();
+    s.heartbeat(HealthVerdict.Stalled);
+    Decision d = s.reconcile();
+    assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+    assertThat(d.liveness().reason()).isEqualTo("RestartLimitExceeded");
+    assertThat(d.liveness().message()).contains("Inspect: kubectl logs");
+    assertThat(s.reconcile().liveness()).isEqualTo(d.liveness());
+  }
+
+  @Test
   void anAmbiguousVerdictIsNotReadyButKeepsRunning() {
     AgentSim s = withHeartbeat("60s", null).started();
     s.heartbeat(HealthVerdict.Ambiguous);
