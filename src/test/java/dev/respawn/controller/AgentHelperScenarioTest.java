@@ -13,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,19 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * 42 with the reason as termination message, played by the simulated kubelet) restarts the agent without
  * a failure, which the next run confirms.
  */
-class AgentHelperScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class AgentHelperScenarioTest extends MockClusterScenario {
   @Test
   void theHelpersHeartbeatCheckpointAndRestartRequestDriveTheOperator(@TempDir Path dir) throws Exception {
     f.policy("helped", "heartbeat: {timeout: 20s, startupGrace: 30s}\nresetAfter: 30m\n");

@@ -13,8 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,23 +20,12 @@ import org.junit.jupiter.api.Test;
  * User-Agent: nothing while nothing happens, nothing after its own restart over unchanged instances,
  * and few writes per restart.
  */
-class ApiEconomyScenarioTest {
+class ApiEconomyScenarioTest extends MockClusterScenario {
   static final String HEARTBEATS = """
       backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
       resetAfter: 30m
       heartbeat: {timeout: 1s}
       """;
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
 
   @Test
   void aHealthyInstanceWhoseLeaseIsRenewedCostsNoWriteOverManyTimeouts() {

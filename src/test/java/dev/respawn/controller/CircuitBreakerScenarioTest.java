@@ -11,24 +11,10 @@ import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.time.Instant;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** api.md §3 e, g and j: the circuit opens at its threshold, waits openDuration, tries once (HalfOpen). */
-class CircuitBreakerScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class CircuitBreakerScenarioTest extends MockClusterScenario {
   static boolean run(AgentInstance i, int run) {
     return i.getStatus().run != null && i.getStatus().run == run;
   }

@@ -13,12 +13,10 @@ import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A shared dependency's circuit across a fleet of instances (api.md §3 d2, §11), on the mock API server. */
-class DependencyScenarioTest {
+class DependencyScenarioTest extends MockClusterScenario {
   static final String FLEET = """
       backoff: {type: Exponential, initialDelay: 20s, maxDelay: 20s}
       maxRetries: 3
@@ -32,17 +30,6 @@ class DependencyScenarioTest {
         probes: 1
         releaseRate: 4
       """;
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
 
   static DependencyStatus modelApi(AgentRestartPolicy p) {
     return p.getStatus() == null || p.getStatus().dependencies == null ? null

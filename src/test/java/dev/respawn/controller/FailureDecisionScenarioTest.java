@@ -14,27 +14,14 @@ import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * api.md §3 step 4, the branches that end a failure sequence or skip counting it (a, b, c, d, f, i) and
  * the built-in caps and classes of §4 (OOMKilled, eviction), through the Kubernetes API only.
  */
-class FailureDecisionScenarioTest {
+class FailureDecisionScenarioTest extends MockClusterScenario {
   static final Duration QUIET = Duration.ofMillis(700);
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
 
   /** No further pod appears for a while: the decision was final. */
   void noMorePodsThan(String instance, int count) {

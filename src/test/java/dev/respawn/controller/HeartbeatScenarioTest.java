@@ -16,24 +16,10 @@ import dev.respawn.sandbox.Heartbeat;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.time.Duration;
 import java.util.Objects;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** api.md §5: the heartbeat Lease, the liveness gate (Ready), and the runs a heartbeat ends. */
-class HeartbeatScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class HeartbeatScenarioTest extends MockClusterScenario {
   Lease awaitLease(String name) {
     return await().atMost(OperatorFixture.AT_MOST).until(() -> f.lease(name), Objects::nonNull);
   }

@@ -12,27 +12,13 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.sandbox.Run;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * api.md §3 steps 1–3 and 5: suspend, a clean exit, the agent's own restart request (exit code 42), and
  * a pod that cannot start.
  */
-class LifecycleScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class LifecycleScenarioTest extends MockClusterScenario {
   void suspend(String name, boolean suspend) {
     f.edit(name, i -> {
       i.getSpec().suspend = suspend;

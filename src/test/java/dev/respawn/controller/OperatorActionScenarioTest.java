@@ -10,25 +10,12 @@ import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.sandbox.Run;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** api.md §6: the respawn.dev/restart and respawn.dev/resume annotations. */
-class OperatorActionScenarioTest {
+class OperatorActionScenarioTest extends MockClusterScenario {
   static final String RESTART = AgentInstance.RESTART_ANNOTATION;
   static final String RESUME = AgentInstance.RESUME_ANNOTATION;
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
 
   @Test
   void aManualRestartEndsTheLiveRunOnceAndIsNeverActedOnAgain() {

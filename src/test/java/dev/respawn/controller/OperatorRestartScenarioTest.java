@@ -16,27 +16,13 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * api.md §3 "survives an operator restart": a restart scheduled before the operator died happens at
  * nextRestartAt, once, by the new operator.
  */
-class OperatorRestartScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class OperatorRestartScenarioTest extends MockClusterScenario {
   @Test
   void theNewOperatorStartsTheNextRunAtNextRestartAtOnce() {
     f.policy("slow", """

@@ -9,8 +9,6 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.util.HashMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,19 +16,7 @@ import org.junit.jupiter.api.Test;
  * once however often they are reported. Every test class checks "never two live pods" when its fixture
  * closes; here it is the point of the test.
  */
-class PodSafetyScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class PodSafetyScenarioTest extends MockClusterScenario {
   @Test
   void aPodDeletedBySomeoneElseIsAContextResetAndRestarted() {
     f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");

@@ -10,24 +10,10 @@ import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** api.md §1 status and §9: invalid and missing policies restart nothing; the policy's own status. */
-class PolicyScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class PolicyScenarioTest extends MockClusterScenario {
   static boolean hasAccepted(AgentRestartPolicy p, String status, String reason) {
     StatusCondition c = condition(p, "Accepted");
     return c != null && status.equals(c.status) && reason.equals(c.reason);

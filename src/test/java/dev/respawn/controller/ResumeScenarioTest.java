@@ -14,24 +14,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** api.md §3 h and §7: resume from the checkpoint the agent left on its Lease. */
-class ResumeScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class ResumeScenarioTest extends MockClusterScenario {
   static List<String> env(Pod pod) {
     return pod.getSpec().getContainers().get(0).getEnv().stream().map(e -> e.getName() + "=" + e.getValue())
         .toList();

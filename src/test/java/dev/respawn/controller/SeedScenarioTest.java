@@ -9,24 +9,10 @@ import dev.respawn.sandbox.Run;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The seed scenarios, through the Kubernetes API only. */
-class SeedScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class SeedScenarioTest extends MockClusterScenario {
   @Test
   void failsTwiceThenRecoversOnTheThirdRun() {
     f.policy("fast", """

@@ -18,27 +18,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * What the shell promises around the core: it touches only pods the instance controls (api.md §2), and
  * it tells (Events, audit, metrics) only what it committed.
  */
-class ShellContractScenarioTest {
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
-
+class ShellContractScenarioTest extends MockClusterScenario {
   /** A pod that carries the instance's labels but no controller ownerReference of it. */
   private Pod stranger(String name, String instance, String run) {
     PodBuilder b = new PodBuilder().withNewMetadata().withName(name).withNamespace(OperatorFixture.NS)

@@ -12,27 +12,13 @@ import dev.respawn.testsupport.ApiFaults;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** api.md §4, last paragraph: a pod the API server refuses to create. */
-class SpawnFailureScenarioTest {
+class SpawnFailureScenarioTest extends MockClusterScenario {
   static final String INVALID = "Pod \"tmpl-1\" is invalid: spec.containers[0].image: Required value";
   static final String QUOTA = "pods \"quota-1\" is forbidden: exceeded quota: agents, requested: pods=1, used: "
       + "pods=10, limited: pods=10";
-
-  OperatorFixture f;
-
-  @BeforeEach
-  void start() {
-    f = new OperatorFixture();
-  }
-
-  @AfterEach
-  void stop() {
-    f.close();
-  }
 
   /** Refuses every pod create with this status while {@code on} holds. */
   static ApiFaults refusePodCreates(AtomicBoolean on, int code, String reason, String message) {
