@@ -74,6 +74,14 @@ final class VerifyRestartedCommand extends PluginCommand {
     return fail(why, 1);
   }
 
+  /** Why a request id that is not the last handled one did nothing: pending, or acted on before (a revert). */
+  private static String pending(AgentInstanceStatus st, dev.respawn.api.v1alpha1.OperatorRequest kind, String id) {
+    boolean earlier = st.earlierRequests != null && st.earlierRequests.getOrDefault(kind.statusKey(), java.util.List.of())
+        .contains(id);
+    return earlier ? " was acted on before (status.earlierRequests) and is not acted on again; use a new id"
+        : " is pending (not handled by the operator yet)";
+  }
+
   /** No restart since, still pending, or a request the operator has not handled yet. */
   static String notRestartedBecause(AgentInstance instance, AgentInstanceStatus st, Instant after, Instant now) {
     String name = instance.getMetadata().getName();
@@ -87,10 +95,12 @@ final class VerifyRestartedCommand extends PluginCommand {
     RestartRecord last = st.lastRestart;
     String none = "agentinstance \"" + name + "\" has not restarted since " + after;
     if (resumeId != null && !resumeId.equals(handledResume)) {
-      return none + ": resume request " + resumeId + " is pending (not handled by the operator yet)";
+      return none + ": resume request " + resumeId + pending(st, dev.respawn.api.v1alpha1.OperatorRequest.RESUME,
+          resumeId);
     }
     if (restartId != null && !restartId.equals(handledRestart)) {
-      return none + ": restart request " + restartId + " is pending (not handled by the operator yet)";
+      return none + ": restart request " + restartId + pending(st, dev.respawn.api.v1alpha1.OperatorRequest.RESTART,
+          restartId);
     }
     Instant requested = last == null ? null : Times.parse(last.requestedAt);
     if (last != null && Times.parse(last.startedAt) == null && requested != null && requested.isAfter(after)) {

@@ -121,6 +121,23 @@ class VerifyRestartedCommandTest {
   }
 
   @Test
+  void aRevertedRequestIdIsNotPendingButActedOnBefore() {
+    Instances.create(API.client(), NS, "reverted", null, "{phase: Running, run: 3, handledRequests: {restart: b}, "
+        + "earlierRequests: {restart: [a]}}");
+    API.client().resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NS).withName("reverted")
+        .edit(i -> {
+          i.getMetadata().setAnnotations(java.util.Map.of("respawn.dev/restart", "a"));
+          return i;
+        });
+
+    Cli.Result r = verify("reverted", "2026-11-21T10:34:00Z");
+
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("restart request a was acted on before", "use a new id")
+        .doesNotContain("is pending");
+  }
+
+  @Test
   void neverRestartedIsExit1() {
     Cli.Result r = verify("never", "2026-11-21T10:00:00Z");
 
