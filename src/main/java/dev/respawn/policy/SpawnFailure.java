@@ -23,9 +23,7 @@ final class SpawnFailure {
       d.stop(Phase.Failed, TerminalReason.UnrecoverableError, ReasonCode.INVALID_TEMPLATE);
       return;
     }
-    int attempt = Math.max(1, d.state.attempt);
-    Duration delay = d.policy.backoff().type() == BackoffType.None ? d.policy.backoff().initialDelay()
-        : Backoff.jitter(Backoff.delay(d.policy.backoff(), attempt), d.policy.backoff().jitter(), d.random);
+    Duration delay = retryDelay(d);
     d.state.phase = Phase.Backoff;
     d.state.nextRestartAt = d.now.plus(delay);
     d.decided(DecisionAction.Restart, ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");
@@ -33,4 +31,26 @@ final class SpawnFailure {
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
     d.wakeAt(d.state.nextRestartAt);
   }
+
+  /**
+   * The wait before the next try: the backoff's delay for the current attempt, at least {@link #FIRST_RETRY};
+   * doubled on each refusal in a row (a quota or a foreign pod that stays), up to the larger of maxDelay and
+   * {@link #LONGEST_RETRY}. Never zero: an Immediate backoff would otherwise retry without a wake-up.
+   */
+  static Duration retryDelay(DecisionDraft d) {
+    InstanceState.DecisionInfo last = d.state.lastDecision;
+    Duration cap = d.policy.backoff().maxDelay().compareTo(LONGEST_RETRY) > 0 ? d.policy.backoff().maxDelay()
+        : LONGEST_RETRY;
+    if (last != null && last.reasonCode() == ReasonCode.SPAWN_FAILED && last.delaySeconds() > 0) {
+      Duration doubled = Duration.ofMillis((long) (last.delaySeconds() * 2000));
+      return doubled.compareTo(cap) > 0 ? cap : doubled;
+    }
+    int attempt = Math.max(1, d.state.attempt);
+    Duration delay = d.policy.backoff().type() == BackoffType.None ? d.policy.backoff().initialDelay()
+        : Backoff.jitter(Backoff.delay(d.policy.backoff(), attempt), d.policy.backoff().jitter(), d.random);
+    return delay.compareTo(FIRST_RETRY) < 0 ? FIRST_RETRY : delay;
+  }
+
+  static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+  static final Duration LONGEST_RETRY = Duration.ofMinutes(5);
 }

@@ -15,6 +15,7 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.policy.Decision.Notice;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -684,6 +685,36 @@ class RestartEvaluatorTest {
         assertThat(a.event()).isEqualTo("restart_requested");
         assertThat(a.actor()).isEqualTo("operator");
       });
+    }
+  }
+
+  @Nested
+  class SpawnRetries {
+    /** The controller's view of a refused create: the spawn-failure decision from the state before it. */
+    private Decision refused(AgentSim s) {
+      Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), false, "pods \"coder-1\" exists",
+          s.now, s.random);
+      s.state = d.state();
+      return d;
+    }
+
+    @Test
+    void anImmediateBackoffStillWaitsAndWakesAndARefusalInARowWaitsTwiceAsLongUpToFiveMinutes() {
+      AgentSim s = sim(backoff("Immediate", null, 2.0, null));
+      Decision first = refused(s);
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      assertThat(s.state.nextRestartAt).isEqualTo(s.now.plusSeconds(1));
+      assertThat(first.wakeAt()).as("a zero wait would never wake").contains(s.now.plusSeconds(1));
+      List<Duration> waits = new java.util.ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        s.now = s.state.nextRestartAt;
+        Instant at = s.now;
+        refused(s);
+        waits.add(Duration.between(at, s.state.nextRestartAt));
+      }
+      assertThat(waits).startsWith(Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8))
+          .endsWith(Duration.ofMinutes(5), Duration.ofMinutes(5));
+      assertThat(s.state.attempt).as("not a failure of the agent").isZero();
     }
   }
 }
