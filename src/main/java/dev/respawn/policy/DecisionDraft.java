@@ -174,10 +174,19 @@ final class DecisionDraft {
 
   private AuditRecord auditOf(Notice event) {
     DecisionInfo last = state.lastDecision;
-    return new AuditRecord(event.reason().auditEvent(), obs.namespace(), obs.instance(), state.run,
-        state.lastRestart == null ? null : state.lastRestart.interruptionClass(), null, reasonCode, 0, state.attempt,
-        last == null ? 0 : last.maxAttempts(), now,
-        event.reason() == EventReason.RestartRequested ? "operator" : "system");
+    RestartInfo restart = state.lastRestart;
+    InterruptionClass cls = restart == null ? null : restart.interruptionClass() != null ? restart.interruptionClass()
+        : restart.kind() == RestartKind.Failure && state.lastFailure != null ? state.lastFailure.interruptionClass()
+        : null;
+    String actor = event.reason() == EventReason.RestartRequested ? "operator" : restart == null ? "system"
+        : switch (restart.kind()) {
+          case Manual, Resume, Unsuspend -> "operator";
+          case RestartRequest -> "agent";
+          default -> "system";
+        };
+    return new AuditRecord(event.reason().auditEvent(), obs.namespace(), obs.instance(), state.run, cls, null,
+        reasonCode != null ? reasonCode : last == null ? null : last.reasonCode(), 0, state.attempt,
+        last == null ? 0 : last.maxAttempts(), now, actor);
   }
 
   /**

@@ -658,6 +658,8 @@ class RestartEvaluatorTest {
         assertThat(a.run()).isEqualTo(2);
         assertThat(a.attempt()).isEqualTo(1);
         assertThat(a.actor()).isEqualTo("system");
+        assertThat(a.interruptionClass()).isEqualTo(InterruptionClass.ToolFailure);
+        assertThat(a.reasonCode()).isNotNull();
         assertThat(a.at()).isEqualTo(s.now);
       });
 
@@ -673,6 +675,20 @@ class RestartEvaluatorTest {
         assertThat(a.event()).isEqualTo("restart_succeeded");
         assertThat(a.attempt()).isZero();
       });
+    }
+
+    @Test
+    void theStartOfARunARequestCausedIsTheOperatorsAndOneTheAgentAskedForIsTheAgents() {
+      AgentSim manual = sim(Specs.spec()).started();
+      manual.restartRequest = new Request("r-1", null);
+      manual.reconcile();
+      Decision started = manual.reconcile();
+      assertThat(started.start()).isPresent();
+      assertThat(started.audit()).hasValueSatisfying(a -> assertThat(a.actor()).isEqualTo("operator"));
+
+      AgentSim asked = sim(Specs.spec()).started();
+      asked.exit(42);
+      assertThat(asked.last.audit()).hasValueSatisfying(a -> assertThat(a.actor()).isEqualTo("agent"));
     }
 
     @Test
