@@ -105,14 +105,18 @@ class VerifyRestartedCommandTest {
     assertThat(r.out()).isEmpty();
   }
 
+  private static void requestRestart(String instance, String id) {
+    API.client().resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NS).withName(instance)
+        .edit(i -> {
+          i.getMetadata().setAnnotations(java.util.Map.of("respawn.dev/restart", id));
+          return i;
+        });
+  }
+
   @Test
   void anUnhandledRequestIsPending() {
     Instances.create(API.client(), NS, "asked", null, "{phase: Running, run: 1}");
-    API.client().resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NS).withName("asked")
-        .edit(i -> {
-          i.getMetadata().setAnnotations(java.util.Map.of("respawn.dev/restart", "cli-9"));
-          return i;
-        });
+    requestRestart("asked", "cli-9");
 
     Cli.Result r = verify("asked", "2026-11-21T10:34:00Z");
 
@@ -124,11 +128,7 @@ class VerifyRestartedCommandTest {
   void aRevertedRequestIdIsNotPendingButActedOnBefore() {
     Instances.create(API.client(), NS, "reverted", null, "{phase: Running, run: 3, handledRequests: {restart: b}, "
         + "earlierRequests: {restart: [a]}}");
-    API.client().resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NS).withName("reverted")
-        .edit(i -> {
-          i.getMetadata().setAnnotations(java.util.Map.of("respawn.dev/restart", "a"));
-          return i;
-        });
+    requestRestart("reverted", "a");
 
     Cli.Result r = verify("reverted", "2026-11-21T10:34:00Z");
 
