@@ -53,13 +53,18 @@ public final class RestartEvaluator {
   /** Observes ({@link RunObserver}) and decides at {@code now}. */
   public Decision decide(RestartPolicy policy, InstanceState current, Sighting seen, Instant now,
       RandomGenerator random) {
+    return decide(policy, current, seen, now, random, true).build();
+  }
+
+  private DecisionDraft decide(RestartPolicy policy, InstanceState current, Sighting seen, Instant now,
+      RandomGenerator random, boolean mayStartRun) {
     RunObserver.Observed o = RunObserver.observe(current, seen, now);
     DecisionDraft d = new DecisionDraft(policy, o.state(), o.observation(), now, random);
     InstanceState s = d.state;
     Optional<PodView> pod = d.currentPod();
     if (d.obs.suspend()) {
       OperatorActions.suspend(d);
-      return d.build();
+      return d;
     }
     if (s.phase == Phase.Suspended) {
       OperatorActions.unsuspend(d);
@@ -69,7 +74,7 @@ public final class RestartEvaluator {
       observeRun(d, pod);
     }
     boolean unchanged = s.equals(o.state()) && d.notices.isEmpty();
-    if (DependencyWait.mayStart(d) && RunStart.startIfDue(d)) {
+    if (DependencyWait.mayStart(d) && mayStartRun && RunStart.startIfDue(d)) {
       DependencyWait.started(d);
       if (d.startsExisting) {
         d.switchToNextRun(seen);
@@ -80,17 +85,18 @@ public final class RestartEvaluator {
     if (s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen) {
       d.wakeAt(s.nextRestartAt);
     }
-    return d.build();
+    return d;
   }
 
   /**
-   * The pod a decision asked for could not be created. {@code previous} is the state before that
-   * decision (the run it counted never started).
+   * The pod a decision asked for could not be created: the same decision again from the same inputs
+   * ({@code current}, {@code seen}, {@code now}, a generator seeded alike) but without the start, so what
+   * it recorded stays recorded (a run's ending, a request it acted on, a resume out of a terminal phase)
+   * and only the run that never started is not counted; then the refusal itself (api.md §4).
    */
-  public Decision spawnFailed(RestartPolicy policy, InstanceState previous, Sighting seen, boolean invalidTemplate,
+  public Decision spawnFailed(RestartPolicy policy, InstanceState current, Sighting seen, boolean invalidTemplate,
       String message, Instant now, RandomGenerator random) {
-    RunObserver.Observed o = RunObserver.observe(previous, seen, now);
-    DecisionDraft d = new DecisionDraft(policy, o.state(), o.observation(), now, random);
+    DecisionDraft d = decide(policy, current, seen, now, random, false);
     SpawnFailure.apply(d, invalidTemplate, message);
     return d.build();
   }

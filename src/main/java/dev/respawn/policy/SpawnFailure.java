@@ -24,7 +24,9 @@ final class SpawnFailure {
       return;
     }
     Duration delay = retryDelay(d);
-    d.state.phase = Phase.Backoff;
+    if (d.state.phase != Phase.CircuitOpen) {
+      d.state.phase = Phase.Backoff; // a trial or probe refused stays a wait for the circuit, later
+    }
     d.state.nextRestartAt = d.now.plus(delay);
     d.decided(DecisionAction.Restart, ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");
     d.explain(why);

@@ -732,5 +732,85 @@ class RestartEvaluatorTest {
           .endsWith(Duration.ofMinutes(5), Duration.ofMinutes(5));
       assertThat(s.state.attempt).as("not a failure of the agent").isZero();
     }
+
+    @Test
+    void aRestartRequestWhoseStartIsRefusedIsRecordedAndNotActedOnAgainAtTheRetry() {
+      AgentSim s = sim(backoff("Exponential", "10m", 2.0, "1h")).started();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      s.restartRequest = new Request("r-1", null);
+      refused(s);
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).isEqualTo("r-1");
+      assertThat(s.state.run).as("the run that never started is not counted").isEqualTo(1);
+      assertThat(s.state.restarts).isZero();
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      assertThat(s.state.nextRestartAt).isAfter(s.now);
+
+      s.now = s.state.nextRestartAt;
+      Decision retried = s.reconcile();
+      assertThat(retried.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(reasons(retried)).doesNotContain("RestartRequested");
+      assertThat(s.state.restarts).isEqualTo(1);
+    }
+
+    @Test
+    void aResumeOutOfEscalatedWhoseStartIsRefusedLeavesTheTerminalPhaseBehind() {
+      AgentSim s = sim(Specs.window(circuit(retries(Specs.spec(), 1), 2, "10m", "5m", true), 10, "1h")).started();
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      s.resumeRequest = new Request("resume-1", null);
+      refused(s);
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      assertThat(s.state.terminalReason).isNull();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESUME)).isEqualTo("resume-1");
+      assertThat(s.state.run).isEqualTo(2);
+
+      s.now = s.state.nextRestartAt;
+      Decision retried = s.reconcile();
+      assertThat(retried.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(3));
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Resume);
+      assertThat(s.state.recentRestarts).hasSize(1);
+    }
+
+    @Test
+    void aFailureWhoseImmediateRestartIsRefusedIsRecordedAtOnceAndCountedOnce() {
+      AgentSim s = sim(backoff("Immediate", null, 2.0, null)).started();
+      RunEnding exit = new RunEnding(s.pod.name(), s.pod.uid(), EndingKind.TERMINATED, 1, "Error", null, s.now);
+      s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.FINISHED, s.pod.createdAt(), s.pod.startedAt(),
+          null, null, false);
+      Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(exit), false, "exceeded quota", s.now,
+          s.random);
+      s.state = d.state();
+      assertThat(s.state.attempt).isEqualTo(1);
+      assertThat(s.state.lastFailure).isNotNull();
+      assertThat(s.state.history).hasSize(1);
+      assertThat(s.state.run).isEqualTo(1);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.SPAWN_FAILED);
+      assertThat(reasons(d)).contains("RestartFailed");
+
+      s.now = s.state.nextRestartAt;
+      assertThat(s.reconcile().start()).isPresent();
+      assertThat(s.state.attempt).as("the failure is counted once").isEqualTo(1);
+      assertThat(s.state.history).hasSize(1);
+    }
+
+    @Test
+    void aRefusedTrialRunStaysAWaitForTheCircuit() {
+      AgentSim s = sim(circuit(Specs.spec(), 1, "10m", "1m", false)).started();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      s.now = s.state.nextRestartAt;
+      refused(s);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+      assertThat(s.state.nextRestartAt).isAfter(s.now);
+      s.now = s.state.nextRestartAt;
+      assertThat(s.reconcile().start()).isPresent();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+    }
   }
 }
