@@ -45,6 +45,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RenewalClock renewals;
   private final DecisionSink sink;
   private final ReleaseGate releases = new ReleaseGate();
+  private final ForgettingStore<AgentInstance> store = new ForgettingStore<>(this::forget);
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
   private InformerEventSource<AgentRestartPolicy, AgentInstance> policies;
@@ -61,9 +62,15 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     return renewals;
   }
 
-  /** The instance is gone: its Lease's renewal times are dropped. */
-  void forget(AgentInstance instance) {
+  /** The cache of instances this reconciler reads; an instance that leaves it is forgotten. */
+  ForgettingStore<AgentInstance> store() {
+    return store;
+  }
+
+  /** The instance is gone: its Lease's renewal times, metrics and Event series are dropped. */
+  private void forget(AgentInstance instance) {
     renewals.forget(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance));
+    sink.forget(instance);
   }
 
   @Override
@@ -100,6 +107,14 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
 
   @Override
   public UpdateControl<AgentInstance> reconcile(AgentInstance instance, Context<AgentInstance> context) {
+    try {
+      return decide(instance, context);
+    } finally {
+      store.forgetIfGone(instance); // deleted while this ran: what it told the sink is dropped again
+    }
+  }
+
+  private UpdateControl<AgentInstance> decide(AgentInstance instance, Context<AgentInstance> context) {
     Instant now = settings.clock().instant();
     var resolved = resolver.resolve(instance);
     InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
@@ -110,13 +125,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       // fields of the wrong JSON type (the schema was bypassed): refused, like an invalid policy
       String message = Bounds.truncateUtf8("AgentInstance " + instance.getMetadata().getName() + " is invalid: "
           + unreadable + "; nothing is restarted until it is fixed", Bounds.MESSAGE_BYTES);
-      sink.policyRefused(instance, "InvalidSpec", message);
-      writer.writeRefused("InvalidSpec", message);
+      refuse(instance, writer, Refusal.InvalidSpec, message, now);
       return UpdateControl.noUpdate();
     }
     if (resolved.policy().isEmpty()) {
-      sink.policyRefused(instance, resolved.reason(), resolved.message());
-      writer.writeRefused(resolved.reason(), resolved.message());
+      refuse(instance, writer, resolved.reason(), resolved.message(), now);
       return UpdateControl.noUpdate();
     }
     RestartPolicy policy = resolved.policy().get();
@@ -155,6 +168,14 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       control = control.rescheduleAfter((delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
     }
     return control;
+  }
+
+  /** Nothing is restarted: status says why, then it is told (Event, audit line). */
+  private void refuse(AgentInstance instance, InstanceStatusWriter writer, Refusal reason, String message,
+      Instant now) {
+    if (writer.writeRefused(reason, message)) {
+      sink.policyRefused(instance, reason, message, now);
+    }
   }
 
   /** The pod the decision concerns (the Event's related object), when the cache shows it. */

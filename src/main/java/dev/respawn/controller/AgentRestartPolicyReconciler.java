@@ -37,11 +37,18 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   private final DecisionSink sink;
   private final PolicyResolver references;
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
+  private final ForgettingStore<AgentRestartPolicy> store;
 
   public AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink) {
     this.settings = settings;
     this.sink = sink;
     this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
+    this.store = new ForgettingStore<>(sink::forget);
+  }
+
+  /** The cache of policies this reconciler reads; a policy that leaves it leaves no gauge. */
+  ForgettingStore<AgentRestartPolicy> store() {
+    return store;
   }
 
   @Override
@@ -59,12 +66,21 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   @Override
   public UpdateControl<AgentRestartPolicy> reconcile(AgentRestartPolicy policy,
       Context<AgentRestartPolicy> context) {
+    try {
+      return judge(policy, context);
+    } finally {
+      store.forgetIfGone(policy); // deleted while this ran: the gauges it set are dropped again
+    }
+  }
+
+  private UpdateControl<AgentRestartPolicy> judge(AgentRestartPolicy policy, Context<AgentRestartPolicy> context) {
     AgentRestartPolicyStatus status = new AgentRestartPolicyStatus();
     status.observedGeneration = policy.getMetadata().getGeneration();
     ResourceID self = ResourceID.fromResource(policy);
     status.instances = (int) instances.list(policy.getMetadata().getNamespace(),
         i -> references.reference(i).map(self::equals).orElse(false)).count();
     StatusCondition accepted;
+    Refusal rejected = null;
     String unreadable = policy.unreadable().describe();
     FleetCircuits.Result fleet = null;
     try {
@@ -82,16 +98,16 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         status.totalRetryTime = null;
         throw new PolicyInvalidException(List.of());
       } else if (gated.restriction().isPresent()) {
-        accepted = Conditions.of("Accepted", false, "TierRestricted", gated.restriction().get());
-        sink.policyRejected(policy, "TierRestricted", gated.restriction().get());
+        rejected = Refusal.TierRestricted;
+        accepted = Conditions.of("Accepted", false, rejected.name(), gated.restriction().get());
       } else {
         accepted = Conditions.of("Accepted", true, "Valid", "the policy is valid");
       }
     } catch (PolicyInvalidException e) {
       String message = Bounds.truncateUtf8(unreadable.isEmpty() ? e.getMessage()
           : e.getMessage().isEmpty() ? unreadable : unreadable + "; " + e.getMessage(), Bounds.MESSAGE_BYTES);
-      accepted = Conditions.of("Accepted", false, "InvalidSpec", message);
-      sink.policyRejected(policy, "InvalidSpec", message);
+      rejected = Refusal.InvalidSpec;
+      accepted = Conditions.of("Accepted", false, rejected.name(), message);
     }
     List<StatusCondition> previous = policy.getStatus() == null ? List.of() : policy.getStatus().conditions;
     List<StatusCondition> wantedConditions = new java.util.ArrayList<>(List.of(accepted));
@@ -107,6 +123,9 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         r.setStatus(status);
         return r;
       });
+    }
+    if (rejected != null) { // committed: only now is the refusal told
+      sink.policyRejected(policy, rejected, accepted.message, settings.clock().instant());
     }
     if (fleet == null) {
       sink.dependencies(policy, List.of(), java.util.Map.of()); // none (left): no gauge counts them

@@ -9,11 +9,15 @@ public interface DecisionSink {
   /** A decision was applied to the instance; {@code pod} is the run it concerns, when known. */
   void decided(AgentInstance instance, Decision decision, Pod pod);
 
-  /** The instance cannot be served: its policy is missing or invalid. */
-  void policyRefused(AgentInstance instance, String reason, String message);
+  /**
+   * The instance cannot be served (its spec or policy is invalid, its policy missing); called after its
+   * status says so, at {@code at}.
+   */
+  void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at);
 
-  /** A policy was found invalid (or tier-restricted); default: nothing. */
-  default void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, String reason, String message) {}
+  /** A policy was found invalid (or tier-restricted), after its status says so; default: nothing. */
+  default void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, Refusal reason, String message,
+      java.time.Instant at) {}
 
   /**
    * A policy's shared circuits after its status was written, with their transitions (by dependency name);
@@ -44,6 +48,6 @@ public interface DecisionSink {
     public void decided(AgentInstance instance, Decision decision, Pod pod) {}
 
     @Override
-    public void policyRefused(AgentInstance instance, String reason, String message) {}
+    public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {}
   };
 }

@@ -20,6 +20,17 @@ final class ForgettingStore<T extends HasMetadata> implements ItemStore<T> {
     this.gone = gone;
   }
 
+  /**
+   * Called when a reconcile of {@code resource} is done: if the resource left the store while it ran,
+   * what that reconcile remembered after the store's own forgetting (a gauge, a renewal time) is
+   * forgotten again. A resource of the same name made since then keeps its key.
+   */
+  void forgetIfGone(T resource) {
+    if (store.get(getKey(resource)) == null) {
+      gone.accept(resource);
+    }
+  }
+
   @Override
   public String getKey(T resource) {
     return store.getKey(resource);

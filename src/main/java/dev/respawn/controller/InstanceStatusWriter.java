@@ -39,8 +39,11 @@ final class InstanceStatusWriter {
     return patchIfChanged(status);
   }
 
-  /** The policy is missing or invalid: nothing else changes, Ready says why. */
-  void writeRefused(String reason, String message) {
+  /**
+   * The policy is missing or invalid: nothing else changes, Ready says why. False when the instance is
+   * gone (deleted meanwhile).
+   */
+  boolean writeRefused(Refusal reason, String message) {
     AgentInstanceStatus status = instance.getStatus() == null ? new AgentInstanceStatus()
         : Serialization.clone(instance.getStatus());
     if (status.phase == null) {
@@ -48,14 +51,14 @@ final class InstanceStatusWriter {
     }
     status.observedGeneration = instance.getMetadata().getGeneration();
     List<StatusCondition> wanted = new ArrayList<>();
-    wanted.add(Conditions.of("Ready", false, reason, message));
+    wanted.add(Conditions.of("Ready", false, reason.name(), message));
     for (String type : List.of("Recovering", "Escalated")) {
       StatusCondition old = Conditions.find(previous(), type);
       wanted.add(old != null ? copy(old) : Conditions.of(type, false, type.equals("Recovering") ? "Stable" : "None",
           ""));
     }
     status.conditions = Conditions.merge(previous(), wanted, status.observedGeneration, now);
-    patchIfChanged(status); // a deleted instance needs no refusal recorded
+    return patchIfChanged(status); // a deleted instance needs no refusal recorded
   }
 
   static List<StatusCondition> conditions(Decision d) {

@@ -39,12 +39,12 @@ public final class PolicyResolver {
   }
 
   /** The outcome: a policy (maybe tier-restricted), or why the instance has none. */
-  public record Resolved(Optional<RestartPolicy> policy, String reason, String message) {
+  public record Resolved(Optional<RestartPolicy> policy, Refusal reason, String message) {
     static Resolved ok(RestartPolicy p) {
-      return new Resolved(Optional.of(p), "", "");
+      return new Resolved(Optional.of(p), null, "");
     }
 
-    static Resolved refused(String reason, String message) {
+    static Resolved refused(Refusal reason, String message) {
       return new Resolved(Optional.empty(), reason, message);
     }
   }
@@ -72,14 +72,14 @@ public final class PolicyResolver {
     }
     Optional<AgentRestartPolicy> found = lookup.apply(ref.get());
     if (found.isEmpty()) {
-      return Resolved.refused("PolicyNotFound", "AgentRestartPolicy " + ref.get().getNamespace().orElse("") + "/"
+      return Resolved.refused(Refusal.PolicyNotFound, "AgentRestartPolicy " + ref.get().getNamespace().orElse("") + "/"
           + ref.get().getName() + " does not exist; nothing is restarted until it does");
     }
     return compile(found.get());
   }
 
   private static Resolved refused(AgentRestartPolicy policy, String why) {
-    return Resolved.refused("PolicyInvalid", Bounds.truncateUtf8("AgentRestartPolicy " + policy.getMetadata().getName()
+    return Resolved.refused(Refusal.PolicyInvalid, Bounds.truncateUtf8("AgentRestartPolicy " + policy.getMetadata().getName()
         + " is invalid: " + why, Bounds.MESSAGE_BYTES));
   }
 

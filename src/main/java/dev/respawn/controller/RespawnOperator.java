@@ -72,14 +72,12 @@ public final class RespawnOperator implements AutoCloseable {
     this.sink = sink;
     operator.register(instances, c -> {
       namespaces(c, settings);
-      c.withItemStore(new ForgettingStore<AgentInstance>(gone -> {
-        instances.forget(gone);
-        sink.forget(gone);
-      }));
+      c.withItemStore(instances.store());
     });
-    operator.register(new AgentRestartPolicyReconciler(settings, sink), c -> {
+    AgentRestartPolicyReconciler policies = new AgentRestartPolicyReconciler(settings, sink);
+    operator.register(policies, c -> {
       namespaces(c, settings);
-      c.withItemStore(new ForgettingStore<AgentRestartPolicy>(sink::forget));
+      c.withItemStore(policies.store());
     });
   }
 

@@ -3,7 +3,13 @@ package dev.respawn.observability;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceStatus;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.controller.Refusal;
 import dev.respawn.policy.Decision.AuditRecord;
+import dev.respawn.policy.EventReason;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import dev.respawn.policy.DependencyCircuit;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -64,6 +70,52 @@ public final class AuditLog {
       audit.info(JSON.writeValueAsString(node));
     } catch (JsonProcessingException | RuntimeException e) {
       LOG.error("Could not write the audit line of dependency {}", dependency, e);
+    }
+  }
+
+  /**
+   * Writes the line of an instance the operator refuses to serve (its spec or policy is invalid, its policy
+   * missing): event {@code policy_invalid}, not eligible, the run and attempt its status shows. Never throws.
+   */
+  public void refused(AgentInstance instance, Refusal reason, Instant at) {
+    AgentInstanceStatus s = instance.getStatus();
+    ObjectNode node = JSON.createObjectNode();
+    node.put("event", EventReason.PolicyInvalid.auditEvent());
+    node.put("namespace", instance.getMetadata().getNamespace());
+    node.put("instance", instance.getMetadata().getName());
+    node.put("run", s == null || s.run == null ? 0 : s.run);
+    node.putNull("interruption_class");
+    node.put("eligible", false);
+    node.put("reason_code", reason.code());
+    node.put("cooldown_seconds_remaining", 0);
+    node.put("attempt", s == null || s.attempt == null ? 0 : s.attempt);
+    node.putNull("max_attempts");
+    node.put("at", rfc3339(at));
+    node.put("actor", "system");
+    info(node, instance);
+  }
+
+  /** Writes the line of a policy refused as invalid or tier-restricted. Never throws. */
+  public void rejected(AgentRestartPolicy policy, Refusal reason, Instant at) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("event", EventReason.PolicyInvalid.auditEvent());
+    node.put("namespace", policy.getMetadata().getNamespace());
+    node.put("policy", policy.getMetadata().getName());
+    node.put("eligible", false);
+    node.put("reason_code", reason.code());
+    node.put("at", rfc3339(at));
+    node.put("actor", "system");
+    info(node, policy);
+  }
+
+  private void info(ObjectNode line, HasMetadata about) {
+    if (!audit.isInfoEnabled()) {
+      return;
+    }
+    try {
+      audit.info(JSON.writeValueAsString(line));
+    } catch (JsonProcessingException | RuntimeException e) {
+      LOG.error("Could not write the audit line of {}", about.getMetadata().getName(), e);
     }
   }
 

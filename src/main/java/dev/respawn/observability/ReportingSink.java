@@ -3,6 +3,8 @@ package dev.respawn.observability;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.controller.DecisionSink;
+import dev.respawn.controller.Refusal;
+import java.time.Instant;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.EventReason;
@@ -98,16 +100,18 @@ public final class ReportingSink implements DecisionSink {
   }
 
   @Override
-  public void policyRefused(AgentInstance instance, String reason, String message) {
-    Notice n = Notice.warning(EventReason.PolicyInvalid, reason + ": " + message);
+  public void policyRefused(AgentInstance instance, Refusal reason, String message, Instant at) {
+    Notice n = Notice.warning(EventReason.PolicyInvalid, reason.name() + ": " + message);
     log.notice(instance.getMetadata().getNamespace(), instance.getMetadata().getName(), n);
     events.record(instance, null, n);
+    audit.refused(instance, reason, at);
   }
 
   @Override
-  public void policyRejected(AgentRestartPolicy policy, String reason, String message) {
-    Notice n = Notice.warning(EventReason.PolicyInvalid, reason + ": " + message);
+  public void policyRejected(AgentRestartPolicy policy, Refusal reason, String message, Instant at) {
+    Notice n = Notice.warning(EventReason.PolicyInvalid, reason.name() + ": " + message);
     log.notice(policy.getMetadata().getNamespace(), policy.getMetadata().getName(), n);
     events.record(policy, null, n);
+    audit.rejected(policy, reason, at);
   }
 }

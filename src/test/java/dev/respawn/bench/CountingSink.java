@@ -50,14 +50,14 @@ final class CountingSink implements DecisionSink {
   }
 
   @Override
-  public void policyRefused(AgentInstance instance, String reason, String message) {
+  public void policyRefused(AgentInstance instance, dev.respawn.controller.Refusal reason, String message, java.time.Instant at) {
     count(instance);
-    delegate.policyRefused(instance, reason, message);
+    delegate.policyRefused(instance, reason, message, at);
   }
 
   @Override
-  public void policyRejected(AgentRestartPolicy policy, String reason, String message) {
-    delegate.policyRejected(policy, reason, message);
+  public void policyRejected(AgentRestartPolicy policy, dev.respawn.controller.Refusal reason, String message, java.time.Instant at) {
+    delegate.policyRejected(policy, reason, message, at);
   }
 
   @Override

@@ -154,7 +154,7 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
           io.fabric8.kubernetes.api.model.Pod pod) {}
 
       @Override
-      public void policyRefused(AgentInstance instance, String reason, String message) {}
+      public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {}
 
       @Override
       public void flushPending() {

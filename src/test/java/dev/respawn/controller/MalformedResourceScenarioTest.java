@@ -44,7 +44,7 @@ class MalformedResourceScenarioTest {
         public void decided(AgentInstance instance, Decision decision, Pod pod) {}
 
         @Override
-        public void policyRefused(AgentInstance instance, String reason, String message) {
+        public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {
           refusals.add(instance.getMetadata().getName() + " " + reason + " " + message);
         }
       };

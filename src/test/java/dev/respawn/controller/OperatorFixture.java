@@ -93,14 +93,14 @@ final class OperatorFixture implements AutoCloseable {
       }
 
       @Override
-      public void policyRefused(AgentInstance instance, String reason, String message) {
-        reporting.policyRefused(instance, reason, message);
-        observer.policyRefused(instance, reason, message);
+      public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {
+        reporting.policyRefused(instance, reason, message, at);
+        observer.policyRefused(instance, reason, message, at);
       }
 
       @Override
-      public void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, String reason, String message) {
-        reporting.policyRejected(policy, reason, message);
+      public void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, Refusal reason, String message, java.time.Instant at) {
+        reporting.policyRejected(policy, reason, message, at);
       }
 
       @Override

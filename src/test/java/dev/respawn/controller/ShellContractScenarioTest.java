@@ -46,7 +46,7 @@ class ShellContractScenarioTest extends MockClusterScenario {
       }
 
       @Override
-      public void policyRefused(AgentInstance instance, String reason, String message) {}
+      public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {}
     };
     return told;
   }

@@ -115,4 +115,40 @@ class AuditLogTest {
 
     assertThat(capture.events()).isEmpty();
   }
+
+  @Test
+  void anInstanceRefusedForItsPolicyIsALineWithEveryKeyNotEligible() throws Exception {
+    dev.respawn.api.v1alpha1.AgentInstance coder = new dev.respawn.api.v1alpha1.AgentInstance();
+    coder.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withNamespace("agents")
+        .withName("coder").build());
+    coder.setStatus(new dev.respawn.api.v1alpha1.AgentInstanceStatus());
+    coder.getStatus().run = 3;
+    coder.getStatus().attempt = 1;
+    new AuditLog().refused(coder, dev.respawn.controller.Refusal.PolicyNotFound, Instant.parse("2026-11-25T08:00:00Z"));
+
+    JsonNode line = onlyLine();
+    assertThat(keys(line)).containsExactlyElementsOf(KEYS);
+    assertThat(line.get("event").asText()).isEqualTo("policy_invalid");
+    assertThat(line.get("instance").asText()).isEqualTo("coder");
+    assertThat(line.get("run").asInt()).isEqualTo(3);
+    assertThat(line.get("attempt").asInt()).isEqualTo(1);
+    assertThat(line.get("eligible").asBoolean()).isFalse();
+    assertThat(line.get("reason_code").asText()).isEqualTo("policy_not_found");
+    assertThat(line.get("at").asText()).isEqualTo("2026-11-25T08:00:00Z");
+    assertThat(line.get("actor").asText()).isEqualTo("system");
+  }
+
+  @Test
+  void aRefusedPolicyIsALineNamingThePolicy() throws Exception {
+    dev.respawn.api.v1alpha1.AgentRestartPolicy policy = new dev.respawn.api.v1alpha1.AgentRestartPolicy();
+    policy.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withNamespace("agents")
+        .withName("fleet").build());
+    new AuditLog().rejected(policy, dev.respawn.controller.Refusal.InvalidSpec, Instant.parse("2026-11-25T08:00:00Z"));
+
+    JsonNode line = onlyLine();
+    assertThat(line.get("event").asText()).isEqualTo("policy_invalid");
+    assertThat(line.get("policy").asText()).isEqualTo("fleet");
+    assertThat(line.get("reason_code").asText()).isEqualTo("invalid_spec");
+    assertThat(line.get("eligible").asBoolean()).isFalse();
+  }
 }
