@@ -33,7 +33,7 @@ public final class Conditions {
     if (conditions == null) {
       return null;
     }
-    return conditions.stream().filter(c -> type.equals(c.type)).findFirst().orElse(null);
+    return conditions.stream().filter(c -> c != null && type.equals(c.type)).findFirst().orElse(null);
   }
 
   public static StatusCondition of(String type, boolean status, String reason, String message) {

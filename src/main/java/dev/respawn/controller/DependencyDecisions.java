@@ -28,6 +28,9 @@ final class DependencyDecisions {
     List<Object> out = new ArrayList<>();
     if (p.getStatus() != null && p.getStatus().dependencies != null) {
       for (DependencyStatus d : p.getStatus().dependencies) {
+        if (d == null) {
+          continue;
+        }
         out.add(List.of(String.valueOf(d.name), String.valueOf(d.state), String.valueOf(d.halfOpenAt),
             String.valueOf(d.closedAt), String.valueOf(d.probes), String.valueOf(d.releaseOrder)));
       }

@@ -32,16 +32,21 @@ public final class DependencyStatuses {
   static DependencyCircuit toCircuit(DependencyStatus d) {
     List<DependencyCircuit.Blame> blame = new ArrayList<>();
     for (BlameRecord b : d.recentBlame == null ? List.<BlameRecord>of() : d.recentBlame) {
-      Instant at = StatusMapper.time(b.at);
-      if (b.instance != null && at != null) {
+      Instant at = b == null ? null : StatusMapper.time(b.at);
+      if (at != null && b.instance != null) {
         blame.add(new DependencyCircuit.Blame(b.instance, at));
       }
     }
     return new DependencyCircuit(d.name, d.state == null ? CircuitState.Closed : d.state,
         d.trips == null ? 0 : d.trips, StatusMapper.time(d.openedAt), StatusMapper.time(d.halfOpenAt),
         StatusMapper.time(d.closedAt), StatusMapper.time(d.lastTransitionTime),
-        d.probes == null ? List.of() : d.probes, d.releaseOrder == null ? List.of() : d.releaseOrder, blame,
+        names(d.probes), names(d.releaseOrder), blame,
         d.waiting == null ? 0 : d.waiting);
+  }
+
+  /** Instance names as status lists them, without null items (a hand edit where no schema is enforced). */
+  private static List<String> names(List<String> listed) {
+    return listed == null ? List.of() : listed.stream().filter(java.util.Objects::nonNull).toList();
   }
 
   static DependencyStatus toStatus(DependencyCircuit c) {

@@ -83,6 +83,9 @@ public final class StatusMapper {
     s.terminalReason = st.terminalReason;
     s.recentRestarts = new ArrayList<>(times(st.recentRestarts));
     for (RunRecord r : st.history == null ? List.<RunRecord>of() : st.history) {
+      if (r == null) {
+        continue; // a null item (possible only where no schema is enforced) says nothing
+      }
       s.history.add(new RunInfo(orZero(r.run), r.pod, r.podUid, time(r.startedAt), time(r.endedAt), named(RunOutcome.class, r.outcome),
           r.failureClass, r.exitCode, code(r.reasonCode)));
     }
@@ -94,7 +97,8 @@ public final class StatusMapper {
     if (st.earlierRequests != null) {
       for (OperatorRequest kind : OperatorRequest.values()) {
         List<String> ids = st.earlierRequests.get(kind.statusKey());
-        if (ids != null && !ids.isEmpty()) {
+        ids = ids == null ? List.of() : ids.stream().filter(Objects::nonNull).toList();
+        if (!ids.isEmpty()) {
           s.earlierRequests.put(kind, new ArrayList<>(ids.subList(Math.max(0, ids.size() - Bounds.EARLIER_REQUESTS),
               ids.size())));
         }

@@ -42,6 +42,36 @@ class StatusRoundTripProperties {
     assertThat(StatusMapper.toStatus(StatusMapper.toState(read))).usingRecursiveComparison().isEqualTo(status);
   }
 
+  @org.junit.jupiter.api.Test
+  void nullItemsInAHandEditedStatusAreLeftOut() {
+    AgentInstanceStatus read = Serialization.unmarshal("""
+        {"run": 2, "history": [null, {"run": 1, "pod": "agent-1"}], "recentRestarts": [null],
+         "earlierRequests": {"restart": [null, "a"]}, "handledRequests": {"restart": null},
+         "conditions": [null, {"type": "Ready", "status": "True"}]}
+        """, AgentInstanceStatus.class);
+    InstanceState s = StatusMapper.toState(read);
+    assertThat(s.run).isEqualTo(2);
+    assertThat(s.history).singleElement().satisfies(h -> assertThat(h.pod()).isEqualTo("agent-1"));
+    assertThat(s.recentRestarts).isEmpty();
+    assertThat(s.earlierRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).containsExactly("a");
+    assertThat(s.handledRequests).isEmpty();
+    assertThat(Conditions.find(read.conditions, "Ready").status).isEqualTo("True");
+  }
+
+  @org.junit.jupiter.api.Test
+  void nullItemsInAHandEditedPolicyStatusAreLeftOut() {
+    dev.respawn.api.v1alpha1.AgentRestartPolicy policy = new dev.respawn.api.v1alpha1.AgentRestartPolicy();
+    policy.setStatus(Serialization.unmarshal("""
+        {"dependencies": [null, {"name": "model-api", "state": "Open", "probes": [null, "a0"],
+          "releaseOrder": [null], "recentBlame": [null, {"instance": "a1", "at": "2026-11-24T10:00:00Z"}]}]}
+        """, dev.respawn.api.v1alpha1.AgentRestartPolicyStatus.class));
+    dev.respawn.policy.DependencyCircuit c = DependencyStatuses.of(policy).get("model-api");
+    assertThat(c.probes()).containsExactly("a0");
+    assertThat(c.releaseOrder()).isEmpty();
+    assertThat(c.recentBlame()).singleElement().satisfies(b -> assertThat(b.instance()).isEqualTo("a1"));
+    assertThat(DependencyDecisions.changed(policy, new dev.respawn.api.v1alpha1.AgentRestartPolicy())).isTrue();
+  }
+
   private static InstanceState state(RandomGenerator r) {
     InstanceState s = new InstanceState();
     s.phase = pick(r, Phase.values());
