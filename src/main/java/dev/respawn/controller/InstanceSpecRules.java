@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The AgentInstance rules the CRD schema enforces, checked again by the operator for clusters that
- * skipped validation (api.md §2, §9): an instance that breaks one is refused (InvalidSpec) and runs
+ * skipped validation (api.md §2, §9), and one the schema cannot see into the pod template for (the agent
+ * container must be one of its containers): an instance that breaks one is refused (InvalidSpec) and runs
  * nothing.
  */
 final class InstanceSpecRules {
@@ -28,6 +29,11 @@ final class InstanceSpecRules {
     if (template == null || template.getSpec() == null || template.getSpec().getContainers() == null
         || template.getSpec().getContainers().isEmpty()) {
       found.add(new Violation("spec.template.spec.containers", "must name at least one container"));
+    } else if (spec.agentContainer != null && !spec.agentContainer.isEmpty() && template.getSpec().getContainers()
+        .stream().noneMatch(c -> spec.agentContainer.equals(c.getName()))) {
+      found.add(new Violation("spec.agentContainer", "must name a container of spec.template.spec.containers (got \""
+          + spec.agentContainer + "\"; the template has " + template.getSpec().getContainers().stream()
+          .map(c -> String.valueOf(c.getName())).collect(java.util.stream.Collectors.joining(", ")) + ")"));
     }
     return found;
   }

@@ -68,7 +68,7 @@ public final class PolicyResolver {
   public Resolved resolve(AgentInstance instance) {
     Optional<ResourceID> ref = reference(instance);
     if (ref.isEmpty()) {
-      return Resolved.ok(BUILT_IN);
+      return Resolved.ok(settings.tier().gate(BUILT_IN).policy()); // the defaults obey the tier too
     }
     Optional<AgentRestartPolicy> found = lookup.apply(ref.get());
     if (found.isEmpty()) {

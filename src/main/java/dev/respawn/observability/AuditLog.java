@@ -57,16 +57,11 @@ public final class AuditLog {
       return;
     }
     try {
-      ObjectNode node = JSON.createObjectNode();
-      node.put("event", "dependency_circuit");
-      node.put("namespace", namespace);
-      node.put("policy", policy);
+      ObjectNode node = policyLine("dependency_circuit", namespace, policy, null, t.at());
       node.put("dependency", dependency);
       node.put("from", t.from().name());
       node.put("to", t.to().name());
       node.put("reason", t.why());
-      node.put("at", rfc3339(t.at()));
-      node.put("actor", "system");
       audit.info(JSON.writeValueAsString(node));
     } catch (JsonProcessingException | RuntimeException e) {
       LOG.error("Could not write the audit line of dependency {}", dependency, e);
@@ -97,15 +92,32 @@ public final class AuditLog {
 
   /** Writes the line of a policy refused as invalid or tier-restricted. Never throws. */
   public void rejected(AgentRestartPolicy policy, Refusal reason, Instant at) {
-    ObjectNode node = JSON.createObjectNode();
-    node.put("event", EventReason.PolicyInvalid.auditEvent());
-    node.put("namespace", policy.getMetadata().getNamespace());
-    node.put("policy", policy.getMetadata().getName());
+    ObjectNode node = policyLine(EventReason.PolicyInvalid.auditEvent(), policy.getMetadata().getNamespace(),
+        policy.getMetadata().getName(), reason.code(), at);
     node.put("eligible", false);
-    node.put("reason_code", reason.code());
+    info(node, policy);
+  }
+
+  /**
+   * A line about a policy rather than one instance: every key of an instance's line (those without a value
+   * null, so a reader can rely on them), then {@code policy}.
+   */
+  private static ObjectNode policyLine(String event, String namespace, String policy, String reasonCode, Instant at) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("event", event);
+    node.put("namespace", namespace);
+    node.putNull("instance");
+    node.putNull("run");
+    node.putNull("interruption_class");
+    node.putNull("eligible");
+    node.put("reason_code", reasonCode);
+    node.putNull("cooldown_seconds_remaining");
+    node.putNull("attempt");
+    node.putNull("max_attempts");
     node.put("at", rfc3339(at));
     node.put("actor", "system");
-    info(node, policy);
+    node.put("policy", policy);
+    return node;
   }
 
   private void info(ObjectNode line, HasMetadata about) {

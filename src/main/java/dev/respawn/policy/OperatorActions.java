@@ -72,9 +72,20 @@ final class OperatorActions {
     return pending;
   }
 
-  /** respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now. */
+  /**
+   * respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now; only
+   * where the policy gave up (Escalated, Failed, a latched circuit, which is Escalated) or the agent finished
+   * (Succeeded). Elsewhere refused: a live or waiting instance is restarted with respawn.dev/restart.
+   */
   private static boolean resume(DecisionDraft d, Request r) {
     InstanceState s = d.state;
+    if (!s.phase.isTerminal()) {
+      d.reasonCode = ReasonCode.REQUEST_REFUSED;
+      d.notice(Notice.warning(EventReason.RestartRequested, "Resume request " + r.id() + " refused: phase " + s.phase
+          + " is not Escalated, Failed or Succeeded, nothing to resume; use respawn.dev/restart (kubectl respawn restart "
+          + d.instance() + ")"));
+      return false;
+    }
     CircuitState before = s.circuit.state();
     s.attempt = 0;
     s.firstFailureAt = null;

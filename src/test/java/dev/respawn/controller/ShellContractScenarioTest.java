@@ -175,4 +175,22 @@ class ShellContractScenarioTest extends MockClusterScenario {
     f.holdsFor(Duration.ofMillis(500), () -> f.pods("empty").size() + f.pods(longName).size(), n -> n == 0);
     f.awaitEvent("empty", e -> assertThat(e.getReason()).isEqualTo("PolicyInvalid"));
   }
+
+  @Test
+  void anAgentContainerTheTemplateDoesNotHaveIsRefusedAndRunsNothing() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("typo", Run.runForever());
+    f.instance("typo", "fast", spec -> spec.agentContainer = "agnet");
+    AgentInstance typo = f.awaitInstance("typo", i -> OperatorFixture.hasCondition(i, "Ready", "False",
+        "InvalidSpec"));
+    assertThat(OperatorFixture.condition(typo, "Ready").message)
+        .contains("spec.agentContainer: must name a container of spec.template.spec.containers (got \"agnet\"")
+        .contains("the template has agent");
+    f.holdsFor(Duration.ofMillis(500), () -> f.podsEverCreated("typo").size(), n -> n == 0);
+    f.edit("typo", i -> {
+      i.getSpec().agentContainer = "agent";
+      return i;
+    });
+    f.awaitInstance("typo", i -> OperatorFixture.at(i, 1, dev.respawn.api.v1alpha1.Phase.Running));
+  }
 }

@@ -146,9 +146,24 @@ class AuditLogTest {
     new AuditLog().rejected(policy, dev.respawn.controller.Refusal.InvalidSpec, Instant.parse("2026-11-25T08:00:00Z"));
 
     JsonNode line = onlyLine();
+    assertThat(keys(line)).startsWith(KEYS.toArray(String[]::new)).contains("policy");
     assertThat(line.get("event").asText()).isEqualTo("policy_invalid");
     assertThat(line.get("policy").asText()).isEqualTo("fleet");
     assertThat(line.get("reason_code").asText()).isEqualTo("invalid_spec");
     assertThat(line.get("eligible").asBoolean()).isFalse();
+  }
+
+  @Test
+  void aSharedCircuitsTransitionIsALineWithEveryKeyAndTheDependency() throws Exception {
+    new AuditLog().dependency("agents", "fleet", "model-api", new dev.respawn.policy.DependencyCircuit.Transition(
+        dev.respawn.api.v1alpha1.CircuitState.Closed, dev.respawn.api.v1alpha1.CircuitState.Open,
+        Instant.parse("2026-11-25T08:00:00Z"), "3 instances failed on it within 1m"));
+
+    JsonNode line = onlyLine();
+    assertThat(keys(line)).startsWith(KEYS.toArray(String[]::new)).contains("policy", "dependency", "from", "to");
+    assertThat(line.get("event").asText()).isEqualTo("dependency_circuit");
+    assertThat(line.get("instance").isNull()).isTrue();
+    assertThat(line.get("to").asText()).isEqualTo("Open");
+    assertThat(line.get("at").asText()).isEqualTo("2026-11-25T08:00:00Z");
   }
 }

@@ -290,6 +290,40 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aResumeIsRefusedWhileTheInstanceRunsOrWaitsNothingIsEndedOrReset() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.resumeRequest = new Request("resume-live", null);
+      Decision live = s.reconcile();
+      assertThat(live.deletePod()).isFalse();
+      assertThat(live.start()).isEmpty();
+      assertThat(live.notices()).anySatisfy(n -> {
+        assertThat(n.type()).isEqualTo(EventType.Warning);
+        assertThat(n.message()).contains("resume-live", "refused", "Running", "respawn.dev/restart");
+      });
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESUME)).isEqualTo("resume-live");
+      assertThat(s.state.phase).isEqualTo(Phase.Running);
+      assertThat(s.state.run).isEqualTo(1);
+
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      s.resumeRequest = new Request("resume-waiting", null);
+      Decision waiting = s.reconcile();
+      assertThat(waiting.start()).isEmpty();
+      assertThat(s.state.attempt).as("not reset: the failure sequence goes on").isEqualTo(1);
+      assertThat(reasons(waiting)).contains("RestartRequested");
+    }
+
+    @Test
+    void aResumeRunsAFinishedAgentAgain() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.exit(0);
+      assertThat(s.state.phase).isEqualTo(Phase.Succeeded);
+      s.resumeRequest = new Request("again", null);
+      assertThat(s.reconcile().start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(s.state.terminalReason).isNull();
+    }
+
+    @Test
     void aResumeStartsANewLifecycleFromEscalated() {
       AgentSim s = sim(Specs.window(circuit(retries(Specs.spec(), 1), 2, "10m", "5m", true), 10, "1h")).started();
       s.exit(1);
