@@ -55,9 +55,37 @@ final class InstanceSighting {
         holder = state.currentPod;
       }
     }
+    if (view.map(LeaseView::renewTime).isEmpty() && state.currentPod != null) {
+      // the Lease was deleted, or recreated without a renewal: the current run keeps the last renewal seen of it
+      Optional<LeaseView> remembered = remembered(instance, state, facts, renewals);
+      if (remembered.isPresent()) {
+        view = remembered;
+        holder = state.currentPod;
+      }
+    }
     return new Sighting(instance.getMetadata().getNamespace(), instance.getMetadata().getName(),
         instance.getMetadata().getUid(), suspend, facts, lease != null, view, holder,
         requests(annotations), Map.of());
+  }
+
+  /**
+   * The last renewal the operator saw of the instance's Lease when it was seen during the current run (after
+   * its pod started), with the verdict and detail status shows; the checkpoint went with the Lease.
+   */
+  private static Optional<LeaseView> remembered(AgentInstance instance, InstanceState state, List<PodFacts> facts,
+      RenewalClock renewals) {
+    Instant runStart = facts.stream().map(PodFacts::view).filter(p -> state.currentPod.equals(p.name()))
+        .map(p -> p.startedAt() != null ? p.startedAt() : p.createdAt()).filter(java.util.Objects::nonNull)
+        .findFirst().orElse(null);
+    if (runStart == null) {
+      return Optional.empty();
+    }
+    InstanceState.HeartbeatInfo shown = state.heartbeat;
+    boolean reported = shown != null && shown.verdict() != null && shown.verdict().agentMayReport();
+    return renewals.lastSeen(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance))
+        .filter(seen -> !seen.at().isBefore(runStart))
+        .map(seen -> new LeaseView(seen.renewTime(), seen.at(), reported ? shown.verdict() : null,
+            reported ? shown.detail() : null, null, null, null, null));
   }
 
   static PodFacts facts(Pod pod, String agentContainer, Instant now) {

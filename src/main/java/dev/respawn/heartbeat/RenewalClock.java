@@ -60,6 +60,14 @@ public final class RenewalClock {
     return held != null && held.holder().equals(holder) ? Optional.of(held.view()) : Optional.empty();
   }
 
+  /**
+   * The last renewal this operator saw of the Lease of that name, also after the Lease was deleted (it is
+   * forgotten with its instance): a Lease deleted or recreated empty is no evidence the agent stopped.
+   */
+  public Optional<Seen> lastSeen(String namespace, String name) {
+    return Optional.ofNullable(seen.get(key(namespace, name)));
+  }
+
   /** Records the Lease's renewTime if it changed and the Lease is tracked; returns true when it did. */
   public boolean observe(Lease lease) {
     String key = key(lease.getMetadata().getNamespace(), lease.getMetadata().getName());

@@ -119,6 +119,30 @@ class HeartbeatScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void aLeaseDeletedMidRunIsNoStallTheRunLivesOnTheLastRenewalSeen() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 3s, startupGrace: 1s}
+        """);
+    f.kubelet.script("kept", Run.runForever().heartbeat(Duration.ofMillis(200)), Run.runForever());
+    f.instance("kept", "hb");
+    f.awaitInstance("kept", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    // past the startup grace: a run without a renewal to go on would be stale at once
+    f.holdsFor(Duration.ofMillis(1500), () -> f.get("kept"), i -> at(i, 1, Phase.Running));
+    f.client.leases().inNamespace(OperatorFixture.NS).withName("kept").delete();
+    // the agent's next renewal makes it again; until then the last renewal seen counts
+    f.holdsFor(Duration.ofMillis(2000), () -> f.get("kept"),
+        i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    // an agent that stops renewing is still caught, a timeout after its last renewal
+    f.kubelet.stopHeartbeats();
+    f.client.leases().inNamespace(OperatorFixture.NS).withName("kept").delete();
+    AgentInstance next = f.awaitInstance("kept", i -> i.getStatus().run != null && i.getStatus().run >= 2
+        && i.getStatus().lastFailure != null);
+    assertThat(next.getStatus().lastFailure.pod).isEqualTo("kept-1");
+    assertThat(next.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
+  }
+
+  @Test
   void aStallWithNoRetriesLeftEndsInStallTimeout() {
     f.policy("once", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
