@@ -38,12 +38,28 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   private final PolicyResolver references;
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
   private final ForgettingStore<AgentRestartPolicy> store;
+  /**
+   * Instances whose policyRef left a policy, by instance, until that policy is reconciled: JOSDK maps an
+   * update by its new object only, so the policy left behind would never learn its count dropped.
+   */
+  private final java.util.Map<ResourceID, ResourceID> leftBehind = new java.util.concurrent.ConcurrentHashMap<>();
 
   public AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink) {
     this.settings = settings;
     this.sink = sink;
     this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
-    this.store = new ForgettingStore<>(sink::forget);
+    this.store = new ForgettingStore<>(gone -> {
+      leftBehind.values().removeIf(ResourceID.fromResource(gone)::equals);
+      sink.forget(gone);
+    });
+  }
+
+  /** The policy an instance refers to, and the one it just left (both count it differently now). */
+  private Set<ResourceID> policiesOf(AgentInstance instance) {
+    Set<ResourceID> policies = new java.util.HashSet<>(2);
+    references.reference(instance).ifPresent(policies::add);
+    java.util.Optional.ofNullable(leftBehind.get(ResourceID.fromResource(instance))).ifPresent(policies::add);
+    return policies;
   }
 
   /** The cache of policies this reconciler reads; a policy that leaves it leaves no gauge. */
@@ -56,9 +72,17 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
       EventSourceContext<AgentRestartPolicy> context) {
     instances = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentInstance.class, AgentRestartPolicy.class).withName("instances")
-        .withSecondaryToPrimaryMapper(i -> references.reference(i).map(Set::of).orElse(Set.of()))
-        .withOnUpdateFilter((newer, older) -> !Objects.equals(newer.getMetadata().getGeneration(),
-            older.getMetadata().getGeneration()) || DependencyDecisions.changed(newer, older))
+        .withSecondaryToPrimaryMapper(this::policiesOf)
+        .withOnUpdateFilter((newer, older) -> {
+          // only a policy that exists reconciles (and so drops its entry)
+          java.util.Optional<ResourceID> was = references.reference(older).filter(id ->
+              store.get(id.getNamespace().orElse("") + "/" + id.getName()) != null);
+          if (was.isPresent() && !was.equals(references.reference(newer))) {
+            leftBehind.put(ResourceID.fromResource(newer), was.get());
+          }
+          return !Objects.equals(newer.getMetadata().getGeneration(), older.getMetadata().getGeneration())
+              || DependencyDecisions.changed(newer, older);
+        })
         .build(), context);
     return List.of(instances);
   }
@@ -77,6 +101,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     AgentRestartPolicyStatus status = new AgentRestartPolicyStatus();
     status.observedGeneration = policy.getMetadata().getGeneration();
     ResourceID self = ResourceID.fromResource(policy);
+    leftBehind.values().removeIf(self::equals); // counted again below, from the cache
     status.instances = (int) instances.list(policy.getMetadata().getNamespace(),
         i -> references.reference(i).map(self::equals).orElse(false)).count();
     StatusCondition accepted;

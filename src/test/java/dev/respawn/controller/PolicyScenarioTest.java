@@ -65,6 +65,20 @@ class PolicyScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void anInstanceThatSwitchesPolicyIsCountedByTheNewOneOnlyAndTheOldOneLearnsIt() {
+    f.policy("a", null);
+    f.policy("b", null);
+    f.instance("x", "a");
+    f.awaitPolicy("a", p -> p.getStatus() != null && Integer.valueOf(1).equals(p.getStatus().instances));
+    f.edit("x", i -> {
+      i.getSpec().policyRef = new dev.respawn.api.v1alpha1.PolicyReference("b");
+      return i;
+    });
+    f.awaitPolicy("b", p -> Integer.valueOf(1).equals(p.getStatus().instances));
+    f.awaitPolicy("a", p -> Integer.valueOf(0).equals(p.getStatus().instances));
+  }
+
+  @Test
   void thePolicyStatusCountsItsInstancesAndItsTotalRetryTime() {
     f.policy("defaults", null);
     AgentRestartPolicy valid = f.awaitPolicy("defaults", p -> hasAccepted(p, "True", "Valid"));
