@@ -26,6 +26,16 @@ class RestartEvaluatorTest {
     return new AgentSim(AgentSim.policy(spec));
   }
 
+  /** An agent that failed twice: out of retries, its latched circuit open, it is Escalated. */
+  static AgentSim escalatedTwiceFailed() {
+    AgentSim s = sim(Specs.window(circuit(retries(Specs.spec(), 1), 2, "10m", "5m", true), 10, "1h")).started();
+    s.exit(1);
+    s.restartAndRun();
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+    return s;
+  }
+
   static List<String> reasons(Decision d) {
     return d.notices().stream().map(n -> n.reason().name()).toList();
   }
@@ -325,11 +335,7 @@ class RestartEvaluatorTest {
 
     @Test
     void aResumeStartsANewLifecycleFromEscalated() {
-      AgentSim s = sim(Specs.window(circuit(retries(Specs.spec(), 1), 2, "10m", "5m", true), 10, "1h")).started();
-      s.exit(1);
-      s.restartAndRun();
-      s.exit(1);
-      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      AgentSim s = escalatedTwiceFailed();
       s.resumeRequest = new Request("resume-1", null);
       Decision d = s.reconcile();
       assertThat(d.start()).isPresent();
@@ -789,11 +795,7 @@ class RestartEvaluatorTest {
 
     @Test
     void aResumeOutOfEscalatedWhoseStartIsRefusedLeavesTheTerminalPhaseBehind() {
-      AgentSim s = sim(Specs.window(circuit(retries(Specs.spec(), 1), 2, "10m", "5m", true), 10, "1h")).started();
-      s.exit(1);
-      s.restartAndRun();
-      s.exit(1);
-      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      AgentSim s = escalatedTwiceFailed();
       s.resumeRequest = new Request("resume-1", null);
       refused(s);
       assertThat(s.state.phase).isEqualTo(Phase.Backoff);
