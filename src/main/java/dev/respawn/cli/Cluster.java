@@ -85,7 +85,7 @@ final class Cluster implements AutoCloseable {
       if (p == null || p.getStatus() == null || p.getStatus().dependencies == null) {
         return Optional.empty();
       }
-      return p.getStatus().dependencies.stream().filter(d -> dependency.equals(d.name)).findFirst();
+      return p.getStatus().dependencies.stream().filter(d -> d != null && dependency.equals(d.name)).findFirst();
     } catch (KubernetesClientException e) {
       return Optional.empty();
     }

@@ -39,8 +39,9 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
   private final ForgettingStore<AgentRestartPolicy> store;
   /**
-   * Instances whose policyRef left a policy, by instance, until that policy is reconciled: JOSDK maps an
-   * update by its new object only, so the policy left behind would never learn its count dropped.
+   * The policy an instance's update just left, by instance: noted by the update filter (which sees the older
+   * object) and taken by the mapper of that same update (which sees only the newer one), so the policy left
+   * behind learns its count dropped. Taken at once, on a standby replica too: nothing stays.
    */
   private final java.util.Map<ResourceID, ResourceID> leftBehind = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -48,17 +49,14 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     this.settings = settings;
     this.sink = sink;
     this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
-    this.store = new ForgettingStore<>(gone -> {
-      leftBehind.values().removeIf(ResourceID.fromResource(gone)::equals);
-      sink.forget(gone);
-    });
+    this.store = new ForgettingStore<>(sink::forget);
   }
 
   /** The policy an instance refers to, and the one it just left (both count it differently now). */
   private Set<ResourceID> policiesOf(AgentInstance instance) {
     Set<ResourceID> policies = new java.util.HashSet<>(2);
     references.reference(instance).ifPresent(policies::add);
-    java.util.Optional.ofNullable(leftBehind.get(ResourceID.fromResource(instance))).ifPresent(policies::add);
+    java.util.Optional.ofNullable(leftBehind.remove(ResourceID.fromResource(instance))).ifPresent(policies::add);
     return policies;
   }
 
@@ -73,10 +71,13 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     instances = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentInstance.class, AgentRestartPolicy.class).withName("instances")
         .withSecondaryToPrimaryMapper(this::policiesOf)
+        // the way back, so that JOSDK keeps no index of policy -> instances (built from the mapper above, it
+        // would keep an instance under every policy it ever used)
+        .withPrimaryToSecondaryMapper(p -> instances.list(p.getMetadata().getNamespace(), i -> references
+            .reference(i).map(ResourceID.fromResource(p)::equals).orElse(false)).map(ResourceID::fromResource)
+            .collect(java.util.stream.Collectors.toSet()))
         .withOnUpdateFilter((newer, older) -> {
-          // only a policy that exists reconciles (and so drops its entry)
-          java.util.Optional<ResourceID> was = references.reference(older).filter(id ->
-              store.get(id.getNamespace().orElse("") + "/" + id.getName()) != null);
+          java.util.Optional<ResourceID> was = references.reference(older);
           if (was.isPresent() && !was.equals(references.reference(newer))) {
             leftBehind.put(ResourceID.fromResource(newer), was.get());
           }
@@ -101,7 +102,6 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     AgentRestartPolicyStatus status = new AgentRestartPolicyStatus();
     status.observedGeneration = policy.getMetadata().getGeneration();
     ResourceID self = ResourceID.fromResource(policy);
-    leftBehind.values().removeIf(self::equals); // counted again below, from the cache
     status.instances = (int) instances.list(policy.getMetadata().getNamespace(),
         i -> references.reference(i).map(self::equals).orElse(false)).count();
     StatusCondition accepted;
@@ -149,7 +149,11 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         return r;
       });
     }
-    if (rejected != null) { // committed: only now is the refusal told
+    StatusCondition before = Conditions.find(previous, "Accepted");
+    boolean news = before == null || !Objects.equals(before.status, accepted.status)
+        || !Objects.equals(before.reason, accepted.reason) || !Objects.equals(before.message, accepted.message)
+        || !Objects.equals(before.observedGeneration, accepted.observedGeneration);
+    if (rejected != null && news) { // committed: only now is the refusal told, once per refusal and generation
       sink.policyRejected(policy, rejected, accepted.message, settings.clock().instant());
     }
     if (fleet == null) {

@@ -32,8 +32,8 @@ public final class RenewalClock {
     this.clock = clock;
   }
 
-  /** The renewTime last seen and the operator's time when it was first seen. */
-  public record Seen(Instant renewTime, Instant at) {}
+  /** The renewTime last seen, the operator's time when it was first seen, and who renewed (the holder). */
+  public record Seen(Instant renewTime, Instant at, String holder) {}
 
   /** How a holder left the Lease when another pod took it over. */
   private record Held(String holder, LeaseView view) {}
@@ -81,7 +81,7 @@ public final class RenewalClock {
     if (before == null || renew.equals(before.renewTime())) {
       return false;
     }
-    return seen.replace(key, before, new Seen(renew, clock.instant()));
+    return seen.replace(key, before, new Seen(renew, clock.instant(), HeartbeatLeases.holder(lease)));
   }
 
   /**
@@ -94,7 +94,8 @@ public final class RenewalClock {
       return null;
     }
     return seen.compute(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()),
-        (k, old) -> old != null && Objects.equals(old.renewTime(), renew) ? old : new Seen(renew, clock.instant()))
+        (k, old) -> old != null && Objects.equals(old.renewTime(), renew) ? old
+            : new Seen(renew, clock.instant(), HeartbeatLeases.holder(lease)))
         .at();
   }
 

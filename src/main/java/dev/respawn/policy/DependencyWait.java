@@ -64,6 +64,13 @@ final class DependencyWait {
    */
   static boolean mayStart(DecisionDraft d) {
     InstanceState s = d.state;
+    InstanceState.DecisionInfo last = s.lastDecision;
+    if (last != null && last.reasonCode() == ReasonCode.SPAWN_FAILED && s.nextRestartAt != null
+        && d.now.isBefore(s.nextRestartAt)) {
+      // a refused pod create is retried when its retry is due, whatever the circuit says meanwhile
+      d.wakeAt(s.nextRestartAt);
+      return false;
+    }
     holdBackoff(d);
     if (s.phase != Phase.CircuitOpen || s.waitingFor == null) {
       return true;

@@ -49,13 +49,13 @@ final class OperatorActions {
    * The annotation requests (api.md §6) with an id not acted on yet, in {@link OperatorRequest} order:
    * each is recorded as handled; once one restarted the instance, the later ones are answered by it.
    */
-  static void requests(DecisionDraft d) {
+  static void requests(DecisionDraft d, boolean resumable) {
     boolean restarted = false;
     for (Map.Entry<OperatorRequest, Request> e : pending(d).entrySet()) {
       d.state.handle(e.getKey(), e.getValue().id());
       if (!restarted) {
         restarted = switch (e.getKey()) {
-          case RESUME -> resume(d, e.getValue());
+          case RESUME -> resume(d, e.getValue(), resumable);
           case RESTART -> restart(d, e.getValue());
         };
       }
@@ -75,11 +75,12 @@ final class OperatorActions {
   /**
    * respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now; only
    * where the policy gave up (Escalated, Failed, a latched circuit, which is Escalated) or the agent finished
-   * (Succeeded). Elsewhere refused: a live or waiting instance is restarted with respawn.dev/restart.
+   * (Succeeded), also in the decision that clears spec.suspend. Elsewhere refused: a live or waiting instance
+   * is restarted with respawn.dev/restart.
    */
-  private static boolean resume(DecisionDraft d, Request r) {
+  private static boolean resume(DecisionDraft d, Request r, boolean resumable) {
     InstanceState s = d.state;
-    if (!s.phase.isTerminal()) {
+    if (!resumable) {
       d.reasonCode = ReasonCode.REQUEST_REFUSED;
       d.notice(Notice.warning(EventReason.RestartRequested, "Resume request " + r.id() + " refused: phase " + s.phase
           + " is not Escalated, Failed or Succeeded, nothing to resume; use respawn.dev/restart (kubectl respawn restart "

@@ -66,10 +66,11 @@ public final class RestartEvaluator {
       OperatorActions.suspend(d);
       return d;
     }
+    boolean resumable = s.phase.isTerminal(); // as it was: cleared suspend and a resume may come in one edit
     if (s.phase == Phase.Suspended) {
       OperatorActions.unsuspend(d);
     }
-    OperatorActions.requests(d);
+    OperatorActions.requests(d, resumable);
     if (!d.endRun) {
       observeRun(d, pod);
     }

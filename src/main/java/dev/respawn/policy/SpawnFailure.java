@@ -25,7 +25,7 @@ final class SpawnFailure {
     }
     Duration delay = retryDelay(d);
     if (d.state.phase != Phase.CircuitOpen) {
-      d.state.phase = Phase.Backoff; // a trial or probe refused stays a wait for the circuit, later
+      d.state.phase = Phase.Backoff; // a refused trial or probe stays a wait for its circuit (DependencyWait)
     }
     d.state.nextRestartAt = d.now.plus(delay);
     d.decided(DecisionAction.Restart, ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");

@@ -37,6 +37,14 @@ final class LeaseRenewer {
    * writer, e.g. an old pod still renewing) is retried on the newer version, as an agent's client would.
    */
   Lease renew(String leaseName, String holder, String verdict, String... annotations) {
+    return renew(leaseName, holder, verdict, true, annotations);
+  }
+
+  /**
+   * As {@link #renew(String, String, String, String...)}; without {@code create}, a missing Lease is not made
+   * (null is returned): what an agent with the documented Role can do (update and patch, never create).
+   */
+  Lease renew(String leaseName, String holder, String verdict, boolean create, String... annotations) {
     Map<String, String> changes = pairs(annotations);
     if (verdict != null) {
       changes.put(HeartbeatLeases.HEALTH, verdict);
@@ -47,6 +55,9 @@ final class LeaseRenewer {
         return lease.edit(l -> renewed(l, holder, changes));
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
+          if (!create) {
+            return null; // this beat is lost; the operator makes the Lease again
+          }
           break;
         }
         if (e.getCode() != 409 || attempt == CONFLICT_RETRIES) {

@@ -159,12 +159,18 @@ public final class SimulatedKubelet implements AutoCloseable {
   /** Renews now and then every {@code period} (10 ms .. 1 h) until the Heartbeat is stopped or the kubelet closed. */
   public Heartbeat renewEvery(Duration period, String leaseName, String podName, String verdict,
       String... annotations) {
+    return renewEvery(period, leaseName, podName, verdict, true, annotations);
+  }
+
+  private Heartbeat renewEvery(Duration period, String leaseName, String podName, String verdict, boolean create,
+      String... annotations) {
     checkPeriod(period);
     AtomicInteger renewals = new AtomicInteger();
     Future<?> future = executor.scheduleAtFixedRate(() -> {
       try {
-        leases.renew(leaseName, podName, verdict, annotations);
-        renewals.incrementAndGet();
+        if (leases.renew(leaseName, podName, verdict, create, annotations) != null) {
+          renewals.incrementAndGet();
+        }
       } catch (RuntimeException e) {
         errors.add(e);
       }
@@ -237,7 +243,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     startRunning(name);
     if (run.heartbeatPeriod() != null) {
       String[] annotations = run.heartbeatAnnotations().toArray(String[]::new);
-      Heartbeat heartbeat = renewEvery(run.heartbeatPeriod(), leaseName(pod), name, "Healthy", annotations);
+      // as the documented agent Role allows: a missing Lease is not made by the agent, the operator makes it
+      Heartbeat heartbeat = renewEvery(run.heartbeatPeriod(), leaseName(pod), name, "Healthy", false, annotations);
       tasksOf(pod).heartbeats().add(heartbeat);
     }
     switch (run.ending()) {

@@ -130,16 +130,23 @@ class HeartbeatScenarioTest extends MockClusterScenario {
     // past the startup grace: a run without a renewal to go on would be stale at once
     f.holdsFor(Duration.ofMillis(1500), () -> f.get("kept"), i -> at(i, 1, Phase.Running));
     f.client.leases().inNamespace(OperatorFixture.NS).withName("kept").delete();
-    // the agent's next renewal makes it again; until then the last renewal seen counts
-    f.holdsFor(Duration.ofMillis(2000), () -> f.get("kept"),
+    // the operator makes it again (the agent may only update it); the agent's renewals count again: healthy
+    // well past the timeout
+    f.holdsFor(Duration.ofMillis(5000), () -> f.get("kept"),
         i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
-    // an agent that stops renewing is still caught, a timeout after its last renewal
+    assertThat(f.lease("kept").getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo(f.get("kept").getMetadata().getUid()));
+    // an agent that stops renewing is still caught, a timeout after its last renewal, not at the deletion
     f.kubelet.stopHeartbeats();
+    java.time.Instant stopped = java.time.Instant.now();
     f.client.leases().inNamespace(OperatorFixture.NS).withName("kept").delete();
     AgentInstance next = f.awaitInstance("kept", i -> i.getStatus().run != null && i.getStatus().run >= 2
         && i.getStatus().lastFailure != null);
     assertThat(next.getStatus().lastFailure.pod).isEqualTo("kept-1");
     assertThat(next.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
+    // the last renewal came at most one period (200 ms) before the stop
+    assertThat(java.time.Instant.parse(next.getStatus().lastFailure.at))
+        .isAfterOrEqualTo(stopped.plusMillis(3000 - 200 - 100));
   }
 
   @Test

@@ -36,6 +36,14 @@ class RestartEvaluatorTest {
     return s;
   }
 
+  /** The controller's view of a refused create: the spawn-failure decision from the state before it. */
+  static Decision refused(AgentSim s) {
+    Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), false, "pods \"coder-1\" exists",
+        s.now, s.random);
+    s.state = d.state();
+    return d;
+  }
+
   static List<String> reasons(Decision d) {
     return d.notices().stream().map(n -> n.reason().name()).toList();
   }
@@ -321,6 +329,21 @@ class RestartEvaluatorTest {
       assertThat(waiting.start()).isEmpty();
       assertThat(s.state.attempt).as("not reset: the failure sequence goes on").isEqualTo(1);
       assertThat(reasons(waiting)).contains("RestartRequested");
+    }
+
+    @Test
+    void aResumeInTheEditThatClearsSuspendStartsANewLifecycle() {
+      AgentSim s = escalatedTwiceFailed();
+      s.suspend = true;
+      s.reconcile();
+      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      s.suspend = false;
+      s.resumeRequest = new Request("after-suspend", null);
+      Decision d = s.reconcile();
+      assertThat(d.start()).isPresent();
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Resume);
     }
 
     @Test
@@ -673,6 +696,31 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aProbeWhosePodIsRefusedWaitsOutTheRetryInsteadOfTryingAtEveryDecision() {
+      AgentSim s = sim(spec).started();
+      s.exit(1, "Error", "upstream model API answered HTTP 503");
+      java.time.Instant opened = s.now.plusMillis(300);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
+          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3));
+      s.now = s.state.nextRestartAt;
+      s.reconcile();
+      assertThat(s.state.waitingFor).isEqualTo("model-api");
+      s.now = opened.plusSeconds(30);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened,
+          opened.plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3));
+      assertThat(s.evaluator.decide(s.policy, s.state, s.sighting(null), s.now, s.random).start())
+          .as("the probe is due").isPresent();
+      refused(s);
+      java.time.Instant retry = s.state.nextRestartAt;
+      assertThat(retry).isAfter(s.now);
+      s.now = s.now.plusMillis(100);
+      assertThat(s.reconcile().start()).as("not before the retry").isEmpty();
+      assertThat(s.state.nextRestartAt).isEqualTo(retry);
+      s.now = retry;
+      assertThat(s.reconcile().start()).isPresent();
+    }
+
+    @Test
     void aBackoffBlamedOnAClosedCircuitRestartsAsScheduled() {
       AgentSim s = sim(spec).started();
       s.exit(1, "Error", "upstream model API answered HTTP 503");
@@ -746,13 +794,6 @@ class RestartEvaluatorTest {
 
   @Nested
   class SpawnRetries {
-    /** The controller's view of a refused create: the spawn-failure decision from the state before it. */
-    private Decision refused(AgentSim s) {
-      Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), false, "pods \"coder-1\" exists",
-          s.now, s.random);
-      s.state = d.state();
-      return d;
-    }
 
     @Test
     void anImmediateBackoffStillWaitsAndWakesAndARefusalInARowWaitsTwiceAsLongUpToFiveMinutes() {

@@ -322,6 +322,13 @@ class SimulatedKubeletTest {
     kubelet.script("beating", Run.runForever().heartbeat(Duration.ofMillis(20), "respawn.dev/checkpoint", "ckpt-1"))
         .start();
     createPod("beating", 1);
+    // a scripted agent renews only, as the documented agent Role allows: it never makes the Lease
+    await().atMost(AT_MOST).until(() -> kubelet.activeHeartbeats() == 1);
+    await().during(Duration.ofMillis(200)).atMost(AT_MOST)
+        .until(() -> client().leases().inNamespace(ns).withName("beating-lease").get() == null);
+    // the operator's part: the Lease exists
+    client().leases().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+        .withNewMetadata().withName("beating-lease").endMetadata().withNewSpec().endSpec().build()).create();
 
     await().atMost(AT_MOST).ignoreExceptions().untilAsserted(() -> {
       Lease lease = client().leases().inNamespace(ns).withName("beating-lease").get();
