@@ -9,6 +9,7 @@ import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.InstanceState.ResumeInfo;
 import dev.respawn.policy.InstanceState.RestartInfo;
 import java.time.Duration;
+import java.time.Instant;
 import dev.respawn.api.v1alpha1.OperatorRequest;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -124,13 +125,26 @@ final class OperatorActions {
     return true;
   }
 
-  /** respawn.dev/restart with a new id: end a live run or skip a wait; refused in a terminal phase. */
+  /**
+   * respawn.dev/restart with a new id: end a live run or skip a wait; refused in a terminal phase, and when
+   * restartLimit's window is full (the run goes on).
+   */
   private static boolean restart(DecisionDraft d, Request r) {
     InstanceState s = d.state;
     if (s.phase.isTerminal()) {
       d.reasonCode = ReasonCode.REQUEST_REFUSED;
       d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: phase " + s.phase
           + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
+      return false;
+    }
+    if (RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
+      // restartLimit counts restarts of every kind (api.md §1, §3.3): a person's too; the run goes on
+      d.reasonCode = ReasonCode.REQUEST_REFUSED;
+      d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: "
+          + d.policy.restartLimit().map(l -> l.maxRestarts() + " restarts within " + GoDuration.format(l.window()))
+          .orElse("the restart limit") + " already (restartLimit); the current run goes on; a restart fits in the "
+          + "window again at " + RestartWindow.roomAt(s.recentRestarts, d.policy.restartLimit(), d.now)
+          .map(Instant::toString).orElse("?") + " (use a new request id then)"));
       return false;
     }
     endLiveRun(d, RunOutcome.Restarted, ReasonCode.MANUAL_RESTART);

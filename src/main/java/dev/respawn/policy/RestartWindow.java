@@ -30,6 +30,15 @@ public final class RestartWindow {
     return limit.isPresent() && inWindow(restarts, limit, now).size() >= limit.get().maxRestarts();
   }
 
+  /** When a full window has room for one more restart again (the oldest that must leave it has left). */
+  public static Optional<Instant> roomAt(List<Instant> restarts, Optional<RestartLimit> limit, Instant now) {
+    if (!isFull(restarts, limit, now)) {
+      return Optional.of(now);
+    }
+    List<Instant> kept = inWindow(restarts, limit, now).stream().sorted().toList();
+    return Optional.of(kept.get(kept.size() - limit.get().maxRestarts()).plus(limit.get().window()));
+  }
+
   /** Records a restart at {@code now}; keeps at most maxRestarts times (api.md §9). */
   public static List<Instant> record(List<Instant> restarts, Optional<RestartLimit> limit, Instant now) {
     if (limit.isEmpty()) {

@@ -285,6 +285,34 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aManualRestartIsRefusedWhenTheRestartWindowIsFullAndTheRunGoesOn() {
+      AgentSim s = sim(Specs.window(Specs.spec(), 2, "1h")).started();
+      for (String id : List.of("a", "b")) {
+        s.restartRequest = new Request(id, null);
+        assertThat(s.reconcile().deletePod()).as("restart %s", id).isTrue();
+        s.reconcile();
+        s.running();
+      }
+      assertThat(s.state.recentRestarts).hasSize(2);
+      java.time.Instant first = s.state.recentRestarts.get(0);
+      s.restartRequest = new Request("c", null);
+      Decision refused = s.reconcile();
+      assertThat(refused.deletePod()).isFalse();
+      assertThat(refused.start()).isEmpty();
+      assertThat(refused.notices()).anySatisfy(n -> {
+        assertThat(n.type()).isEqualTo(EventType.Warning);
+        assertThat(n.message()).contains("Restart request c refused", "2 restarts within 1h",
+            "again at " + first.plus(Duration.ofHours(1)));
+      });
+      assertThat(s.state.phase).isEqualTo(Phase.Running);
+      assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).isEqualTo("c");
+      // once the oldest restart left the window, a new request is acted on
+      s.now = first.plus(Duration.ofHours(1)).plusSeconds(1);
+      s.restartRequest = new Request("d", null);
+      assertThat(s.reconcile().deletePod()).isTrue();
+    }
+
+    @Test
     void aManualRestartSkipsABackoffWait() {
       AgentSim s = sim(Specs.spec()).started();
       s.exit(1);
