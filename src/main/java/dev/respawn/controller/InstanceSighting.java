@@ -69,8 +69,8 @@ final class InstanceSighting {
   }
 
   /**
-   * The last renewal the operator saw of the instance's Lease when the current run's pod made it and it was
-   * seen after that pod started, with the verdict and detail status shows; the checkpoint went with the Lease.
+   * The current run's heartbeat while its Lease is gone or unrenewed ({@link RenewalClock#lastRenewalBy}), with
+   * the verdict and detail status shows; the checkpoint went with the Lease.
    */
   private static Optional<LeaseView> remembered(AgentInstance instance, InstanceState state, List<PodFacts> facts,
       RenewalClock renewals) {
@@ -82,8 +82,8 @@ final class InstanceSighting {
     }
     InstanceState.HeartbeatInfo shown = state.heartbeat;
     boolean reported = shown != null && shown.verdict() != null && shown.verdict().agentMayReport();
-    return renewals.lastSeen(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance))
-        .filter(seen -> state.currentPod.equals(seen.holder()) && !seen.at().isBefore(runStart))
+    return renewals.lastRenewalBy(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance),
+            state.currentPod, runStart)
         .map(seen -> new LeaseView(seen.renewTime(), seen.at(), reported ? shown.verdict() : null,
             reported ? shown.detail() : null, null, null, null, null));
   }

@@ -27,9 +27,13 @@ public final class RenewalClock {
   private final InstantSource clock;
   private final Map<String, Seen> seen = new ConcurrentHashMap<>();
   private final Map<String, Held> leftBy = new ConcurrentHashMap<>();
+  /** When this process first looked for a Lease it found missing or never renewed, for runs older than it. */
+  private final Map<String, Instant> looked = new ConcurrentHashMap<>();
+  private final Instant startedAt;
 
   public RenewalClock(InstantSource clock) {
     this.clock = clock;
+    this.startedAt = clock.instant();
   }
 
   /** The renewTime last seen, the operator's time when it was first seen, and who renewed (the holder). */
@@ -61,11 +65,27 @@ public final class RenewalClock {
   }
 
   /**
-   * The last renewal this operator saw of the Lease of that name, also after the Lease was deleted (it is
-   * forgotten with its instance): a Lease deleted or recreated empty is no evidence the agent stopped.
+   * The current run's heartbeat when its Lease is gone or was recreated without a renewal (no evidence the
+   * agent stopped): the last renewal this operator saw {@code holder} make after {@code runStart}, also when
+   * another pod renewed after it; else, for a run older than this process, a renewal counted at the first
+   * time this process looked (a restarted operator grants every live run a full timeout, api.md §12).
    */
-  public Optional<Seen> lastSeen(String namespace, String name) {
-    return Optional.ofNullable(seen.get(key(namespace, name)));
+  public Optional<Seen> lastRenewalBy(String namespace, String name, String holder, Instant runStart) {
+    String key = key(namespace, name);
+    Seen last = seen.get(key);
+    if (last != null && holder.equals(last.holder()) && last.renewTime() != null && !last.at().isBefore(runStart)) {
+      return Optional.of(last);
+    }
+    Held held = leftBy.get(key);
+    if (held != null && holder.equals(held.holder()) && held.view().renewTime() != null
+        && held.view().changeSeenAt() != null && !held.view().changeSeenAt().isBefore(runStart)) {
+      return Optional.of(new Seen(held.view().renewTime(), held.view().changeSeenAt(), holder));
+    }
+    if (runStart.isBefore(startedAt)) {
+      Instant at = looked.computeIfAbsent(key, k -> clock.instant());
+      return Optional.of(new Seen(at, at, holder));
+    }
+    return Optional.empty();
   }
 
   /** Records the Lease's renewTime if it changed and the Lease is tracked; returns true when it did. */
@@ -108,12 +128,14 @@ public final class RenewalClock {
   public void forget(String namespace, String name) {
     seen.remove(key(namespace, name));
     leftBy.remove(key(namespace, name));
+    looked.remove(key(namespace, name));
   }
 
   /** How many Leases this clock remembers anything of. */
   public int size() {
     Set<String> keys = new HashSet<>(seen.keySet());
     keys.addAll(leftBy.keySet());
+    keys.addAll(looked.keySet());
     return keys.size();
   }
 

@@ -65,10 +65,11 @@ final class DependencyWait {
   static boolean mayStart(DecisionDraft d) {
     InstanceState s = d.state;
     InstanceState.DecisionInfo last = s.lastDecision;
-    if (last != null && last.reasonCode() == ReasonCode.SPAWN_FAILED && s.nextRestartAt != null
-        && d.now.isBefore(s.nextRestartAt)) {
+    Instant retry = last == null || last.reasonCode() != ReasonCode.SPAWN_FAILED || last.at() == null ? null
+        : last.at().plusMillis(Math.round(last.delaySeconds() * 1000));
+    if (retry != null && d.now.isBefore(retry)) {
       // a refused pod create is retried when its retry is due, whatever the circuit says meanwhile
-      d.wakeAt(s.nextRestartAt);
+      d.wakeAt(retry);
       return false;
     }
     holdBackoff(d);

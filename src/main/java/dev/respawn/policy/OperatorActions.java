@@ -127,7 +127,7 @@ final class OperatorActions {
 
   /**
    * respawn.dev/restart with a new id: end a live run or skip a wait; refused in a terminal phase, and when
-   * restartLimit's window is full (the run goes on).
+   * it would end a live run with restartLimit's window full (the run goes on).
    */
   private static boolean restart(DecisionDraft d, Request r) {
     InstanceState s = d.state;
@@ -137,8 +137,9 @@ final class OperatorActions {
           + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
       return false;
     }
-    if (RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
-      // restartLimit counts restarts of every kind (api.md §1, §3.3): a person's too; the run goes on
+    if (d.obs.podLive() && RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
+      // restartLimit counts restarts of every kind (api.md §1, §3.3): a person's too; the live run goes on
+      // (between runs the next restart is due anyway: skipping the wait adds none)
       d.reasonCode = ReasonCode.REQUEST_REFUSED;
       d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: "
           + d.policy.restartLimit().map(l -> l.maxRestarts() + " restarts within " + GoDuration.format(l.window()))

@@ -150,6 +150,26 @@ class HeartbeatScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void aLeaseDeletedWhileTheOperatorWasDownEndsNothingTheNewProcessGrantsAFullTimeout() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 3s, startupGrace: 1s}
+        """);
+    f.kubelet.script("down", Run.runForever().heartbeat(Duration.ofMillis(200)), Run.runForever());
+    f.instance("down", "hb");
+    f.awaitInstance("down", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.holdsFor(Duration.ofMillis(1500), () -> f.get("down"), i -> at(i, 1, Phase.Running));
+    f.stopOperator();
+    f.client.leases().inNamespace(OperatorFixture.NS).withName("down").delete();
+    f.startOperator();
+    // the new process never saw this run renew: it grants a full timeout, makes the Lease again, and the
+    // agent's renewals count from then on
+    f.holdsFor(Duration.ofMillis(5000), () -> f.get("down"),
+        i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    assertThat(f.lease("down").getSpec().getHolderIdentity()).isEqualTo("down-1");
+  }
+
+  @Test
   void aStallWithNoRetriesLeftEndsInStallTimeout() {
     f.policy("once", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}

@@ -313,6 +313,18 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aManualRestartBetweenRunsSkipsTheWaitEvenWithTheWindowFull() {
+      AgentSim s = sim(Specs.window(Specs.spec(), 3, "1h")).started();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      // the window filled meanwhile (e.g. the policy's maxRestarts was lowered): the next run is due anyway
+      s.state.recentRestarts = new java.util.ArrayList<>(List.of(s.now.minusSeconds(3), s.now.minusSeconds(2),
+          s.now.minusSeconds(1)));
+      s.restartRequest = new Request("now", null);
+      assertThat(s.reconcile().start()).isPresent();
+    }
+
+    @Test
     void aManualRestartSkipsABackoffWait() {
       AgentSim s = sim(Specs.spec()).started();
       s.exit(1);

@@ -1,0 +1,64 @@
+package dev.respawn.heartbeat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class RenewalClockTest {
+  static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
+  final AtomicReference<Instant> now = new AtomicReference<>(T0);
+  final InstantSource clock = now::get;
+
+  static Lease renewedBy(String holder, Instant renewTime) {
+    return new LeaseBuilder().withNewMetadata().withNamespace("agents").withName("coder").endMetadata()
+        .withNewSpec().withHolderIdentity(holder).withRenewTime(renewTime.atZone(ZoneOffset.UTC)).endSpec().build();
+  }
+
+  void advance(Duration d) {
+    now.set(now.get().plus(d));
+  }
+
+  @Test
+  void theCurrentRunKeepsItsLastRenewalWhenItsLeaseIsGoneEvenAfterAnOldPodRenewed() {
+    RenewalClock renewals = new RenewalClock(clock);
+    Instant runStart = T0;
+    advance(Duration.ofSeconds(5));
+    Lease mine = renewedBy("coder-2", now.get());
+    renewals.seenAt(mine);
+    Instant mineSeen = now.get();
+    advance(Duration.ofSeconds(1));
+    // an old pod, still terminating, renews once more: the Lease changes hands
+    Lease old = renewedBy("coder-1", now.get());
+    renewals.handedOver(mine);
+    renewals.observe(old);
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", runStart))
+        .hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(mineSeen));
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-3", runStart)).as("not another pod's").isEmpty();
+    // a renewal seen before the run started is not the run's
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", mineSeen.plusSeconds(1))).isEmpty();
+  }
+
+  @Test
+  void aRunOlderThanThisProcessThatItNeverSawRenewGetsAFullTimeoutFromTheFirstLook() {
+    RenewalClock renewals = new RenewalClock(clock);
+    Instant runStart = T0.minus(Duration.ofHours(1));
+    advance(Duration.ofSeconds(2));
+    Instant firstLook = now.get();
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-7", runStart))
+        .hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(firstLook));
+    advance(Duration.ofSeconds(30));
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-7", runStart))
+        .as("the first look, not every look").hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(firstLook));
+    // a run this process saw start has its startup grace instead
+    assertThat(renewals.lastRenewalBy("agents", "other", "other-1", T0.plusSeconds(1))).isEmpty();
+    renewals.forget("agents", "coder");
+    assertThat(renewals.size()).isZero();
+  }
+}
