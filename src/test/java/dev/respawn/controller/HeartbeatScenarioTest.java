@@ -118,17 +118,24 @@ class HeartbeatScenarioTest extends MockClusterScenario {
     assertThat(f.pod("stops-1")).isNull();
   }
 
-  @Test
-  void aLeaseDeletedMidRunIsNoStallTheRunLivesOnTheLastRenewalSeen() {
+  /**
+   * An instance whose agent renews every 200 ms (timeout 3 s), Running and Healthy, past its startup grace
+   * (1 s): a run without a renewal to go on would be stale at once.
+   */
+  private void heartbeatingPastItsStartupGrace(String name) {
     f.policy("hb", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
         heartbeat: {timeout: 3s, startupGrace: 1s}
         """);
-    f.kubelet.script("kept", Run.runForever().heartbeat(Duration.ofMillis(200)), Run.runForever());
-    f.instance("kept", "hb");
-    f.awaitInstance("kept", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
-    // past the startup grace: a run without a renewal to go on would be stale at once
-    f.holdsFor(Duration.ofMillis(1500), () -> f.get("kept"), i -> at(i, 1, Phase.Running));
+    f.kubelet.script(name, Run.runForever().heartbeat(Duration.ofMillis(200)), Run.runForever());
+    f.instance(name, "hb");
+    f.awaitInstance(name, i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.holdsFor(Duration.ofMillis(1500), () -> f.get(name), i -> at(i, 1, Phase.Running));
+  }
+
+  @Test
+  void aLeaseDeletedMidRunIsNoStallTheRunLivesOnTheLastRenewalSeen() {
+    heartbeatingPastItsStartupGrace("kept");
     f.client.leases().inNamespace(OperatorFixture.NS).withName("kept").delete();
     // the operator makes it again (the agent may only update it); the agent's renewals count again: healthy
     // well past the timeout
@@ -151,14 +158,7 @@ class HeartbeatScenarioTest extends MockClusterScenario {
 
   @Test
   void aLeaseDeletedWhileTheOperatorWasDownEndsNothingTheNewProcessGrantsAFullTimeout() {
-    f.policy("hb", """
-        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        heartbeat: {timeout: 3s, startupGrace: 1s}
-        """);
-    f.kubelet.script("down", Run.runForever().heartbeat(Duration.ofMillis(200)), Run.runForever());
-    f.instance("down", "hb");
-    f.awaitInstance("down", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
-    f.holdsFor(Duration.ofMillis(1500), () -> f.get("down"), i -> at(i, 1, Phase.Running));
+    heartbeatingPastItsStartupGrace("down");
     f.stopOperator();
     f.client.leases().inNamespace(OperatorFixture.NS).withName("down").delete();
     f.startOperator();
