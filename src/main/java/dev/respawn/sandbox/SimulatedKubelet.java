@@ -156,21 +156,20 @@ public final class SimulatedKubelet implements AutoCloseable {
     return leases.renew(leaseName, podName, verdict, annotations);
   }
 
-  /** Renews now and then every {@code period} (10 ms .. 1 h) until the Heartbeat is stopped or the kubelet closed. */
+  /** Renews (or creates) now and every {@code period} (10 ms .. 1 h) until the Heartbeat or kubelet stops. */
   public Heartbeat renewEvery(Duration period, String leaseName, String podName, String verdict,
       String... annotations) {
     return renewEvery(period, leaseName, podName, verdict, true, annotations);
   }
 
+  /** As above; without {@code create} a missing Lease is not made (a scripted run, as the agent Role allows). */
   private Heartbeat renewEvery(Duration period, String leaseName, String podName, String verdict, boolean create,
       String... annotations) {
     checkPeriod(period);
     AtomicInteger renewals = new AtomicInteger();
     Future<?> future = executor.scheduleAtFixedRate(() -> {
       try {
-        if (leases.renew(leaseName, podName, verdict, create, annotations) != null) {
-          renewals.incrementAndGet();
-        }
+        renewals.addAndGet(leases.renew(leaseName, podName, verdict, create, annotations) != null ? 1 : 0);
       } catch (RuntimeException e) {
         errors.add(e);
       }
@@ -243,7 +242,6 @@ public final class SimulatedKubelet implements AutoCloseable {
     startRunning(name);
     if (run.heartbeatPeriod() != null) {
       String[] annotations = run.heartbeatAnnotations().toArray(String[]::new);
-      // as the documented agent Role allows: a missing Lease is not made by the agent, the operator makes it
       Heartbeat heartbeat = renewEvery(run.heartbeatPeriod(), leaseName(pod), name, "Healthy", false, annotations);
       tasksOf(pod).heartbeats().add(heartbeat);
     }
