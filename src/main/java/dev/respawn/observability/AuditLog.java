@@ -74,20 +74,9 @@ public final class AuditLog {
    */
   public void refused(AgentInstance instance, Refusal reason, Instant at) {
     AgentInstanceStatus s = instance.getStatus();
-    ObjectNode node = JSON.createObjectNode();
-    node.put("event", EventReason.PolicyInvalid.auditEvent());
-    node.put("namespace", instance.getMetadata().getNamespace());
-    node.put("instance", instance.getMetadata().getName());
-    node.put("run", s == null || s.run == null ? 0 : s.run);
-    node.putNull("interruption_class");
-    node.put("eligible", false);
-    node.put("reason_code", reason.code());
-    node.put("cooldown_seconds_remaining", 0);
-    node.put("attempt", s == null || s.attempt == null ? 0 : s.attempt);
-    node.putNull("max_attempts");
-    node.put("at", rfc3339(at));
-    node.put("actor", "system");
-    info(node, instance);
+    info(new Keys(EventReason.PolicyInvalid.auditEvent(), instance.getMetadata().getNamespace(),
+        instance.getMetadata().getName(), s == null || s.run == null ? 0 : s.run, null, false, reason.code(), 0L,
+        s == null || s.attempt == null ? 0 : s.attempt, null, at, "system").node(), instance);
   }
 
   /** Writes the line of a policy refused as invalid or tier-restricted. Never throws. */
@@ -103,19 +92,8 @@ public final class AuditLog {
    * null, so a reader can rely on them), then {@code policy}.
    */
   private static ObjectNode policyLine(String event, String namespace, String policy, String reasonCode, Instant at) {
-    ObjectNode node = JSON.createObjectNode();
-    node.put("event", event);
-    node.put("namespace", namespace);
-    node.putNull("instance");
-    node.putNull("run");
-    node.putNull("interruption_class");
-    node.putNull("eligible");
-    node.put("reason_code", reasonCode);
-    node.putNull("cooldown_seconds_remaining");
-    node.putNull("attempt");
-    node.putNull("max_attempts");
-    node.put("at", rfc3339(at));
-    node.put("actor", "system");
+    ObjectNode node = new Keys(event, namespace, null, null, null, null, reasonCode, null, null, null, at, "system")
+        .node();
     node.put("policy", policy);
     return node;
   }
@@ -133,20 +111,32 @@ public final class AuditLog {
 
   /** The JSON line of a record. */
   public static String line(AuditRecord r) throws JsonProcessingException {
-    ObjectNode node = JSON.createObjectNode();
-    node.put("event", r.event());
-    node.put("namespace", r.namespace());
-    node.put("instance", r.instance());
-    node.put("run", r.run());
-    node.put("interruption_class", r.interruptionClass() == null ? null : r.interruptionClass().name());
-    node.put("eligible", r.eligible());
-    node.put("reason_code", r.reasonCode() == null ? null : r.reasonCode().code());
-    node.put("cooldown_seconds_remaining", r.cooldownSecondsRemaining());
-    node.put("attempt", r.attempt());
-    node.put("max_attempts", r.maxAttempts());
-    node.put("at", rfc3339(r.at()));
-    node.put("actor", r.actor());
-    return JSON.writeValueAsString(node);
+    return JSON.writeValueAsString(new Keys(r.event(), r.namespace(), r.instance(), r.run(),
+        r.interruptionClass() == null ? null : r.interruptionClass().name(), r.eligible(),
+        r.reasonCode() == null ? null : r.reasonCode().code(), r.cooldownSecondsRemaining(), r.attempt(),
+        r.maxAttempts(), r.at(), r.actor()).node());
+  }
+
+  /** The keys every audit line has (api.md §8), in this order; a missing value is written as null. */
+  private record Keys(String event, String namespace, String instance, Integer run, String interruptionClass,
+      Boolean eligible, String reasonCode, Long cooldownSecondsRemaining, Integer attempt, Integer maxAttempts,
+      Instant at, String actor) {
+    ObjectNode node() {
+      ObjectNode node = JSON.createObjectNode();
+      node.put("event", event);
+      node.put("namespace", namespace);
+      node.put("instance", instance);
+      node.put("run", run);
+      node.put("interruption_class", interruptionClass);
+      node.put("eligible", eligible);
+      node.put("reason_code", reasonCode);
+      node.put("cooldown_seconds_remaining", cooldownSecondsRemaining);
+      node.put("attempt", attempt);
+      node.put("max_attempts", maxAttempts);
+      node.put("at", rfc3339(at));
+      node.put("actor", actor);
+      return node;
+    }
   }
 
   private static String rfc3339(Instant at) {

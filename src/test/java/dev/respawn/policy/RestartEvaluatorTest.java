@@ -36,6 +36,16 @@ class RestartEvaluatorTest {
     return s;
   }
 
+  /** Restarts a running agent once per request id, as a person would; each new run runs. */
+  static void restartedByHand(AgentSim s, String... ids) {
+    for (String id : ids) {
+      s.restartRequest = new Request(id, null);
+      assertThat(s.reconcile().deletePod()).as("restart %s", id).isTrue();
+      s.reconcile();
+      s.running();
+    }
+  }
+
   /** The controller's view of a refused create: the spawn-failure decision from the state before it. */
   static Decision refused(AgentSim s) {
     Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), false, "pods \"coder-1\" exists",
@@ -256,12 +266,7 @@ class RestartEvaluatorTest {
     @Test
     void anEarlierRequestIdSetAgainIsNotActedOnAgain() {
       AgentSim s = sim(Specs.spec()).started();
-      for (String id : List.of("a", "b")) {
-        s.restartRequest = new Request(id, null);
-        assertThat(s.reconcile().deletePod()).as("restart %s", id).isTrue();
-        s.reconcile();
-        s.running();
-      }
+      restartedByHand(s, "a", "b");
       assertThat(s.state.run).isEqualTo(3);
       // a GitOps revert puts "a" back: it was acted on already
       s.restartRequest = new Request("a", null);
@@ -287,12 +292,7 @@ class RestartEvaluatorTest {
     @Test
     void aManualRestartIsRefusedWhenTheRestartWindowIsFullAndTheRunGoesOn() {
       AgentSim s = sim(Specs.window(Specs.spec(), 2, "1h")).started();
-      for (String id : List.of("a", "b")) {
-        s.restartRequest = new Request(id, null);
-        assertThat(s.reconcile().deletePod()).as("restart %s", id).isTrue();
-        s.reconcile();
-        s.running();
-      }
+      restartedByHand(s, "a", "b");
       assertThat(s.state.recentRestarts).hasSize(2);
       java.time.Instant first = s.state.recentRestarts.get(0);
       s.restartRequest = new Request("c", null);
