@@ -19,8 +19,9 @@ import java.util.stream.Collectors;
  * {@value #ROUNDS} rounds of N instances created (each gets its Lease, its pod and a status write) and
  * deleted again with their pods and Leases (the garbage collector's part, which the mock does not play);
  * its heap after a full GC is taken before the first round and after each, and with
- * {@code -Drespawn.bench.churn.settleMinutes=N} once more N minutes after the last round (JOSDK keeps
- * tombstones of deleted objects for 20 minutes).
+ * {@code -Drespawn.bench.churn.settleMinutes=N} once more N minutes after the last round (what is bounded
+ * in time rather than by churn, such as the cancelled wake-ups of deleted instances that
+ * {@code java.util.Timer} keeps until they are due, is gone by then).
  */
 final class Churn {
   static final String NAME = "churn";
@@ -69,7 +70,7 @@ final class Churn {
             + String.format(Locale.ROOT, "%+.1f%%", 100 * growth) + ")", "within ±10 %", Math.abs(growth) <= GOAL);
         long settle = Long.getLong("respawn.bench.churn.settleMinutes", 0);
         if (settle > 0) {
-          // what JOSDK keeps of deleted objects expires: its tombstones after 20 min, cancelled wake-ups when due
+          // what is kept of deleted objects for a while only (cancelled wake-ups until due) is gone by now
           Observer.window(Duration.ofMinutes(settle));
           long settled = operator.heapAfterGc();
           results.info(NAME, "operator heap after GC, " + settle + " min after the last round", Results.mib(settled)

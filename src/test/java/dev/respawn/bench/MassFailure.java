@@ -23,9 +23,11 @@ final class MassFailure {
 
   /**
    * One round of one side: until all replacements were seen; the failure writes alone; the side's writes
-   * until every replacement ran and its finished pod was gone, and until the side stopped writing.
+   * until every replacement existed, until every replacement ran and its finished pod was gone, and until
+   * the side stopped writing.
    */
-  record Round(long allSeenNanos, long failWritesNanos, long writes, long writesUntilQuiet) {}
+  record Round(long allSeenNanos, long failWritesNanos, long writesUntilAllExist, long writes,
+      long writesUntilQuiet) {}
 
   static void run(AgentFleet fleet, Plan plan, Results results) {
     String store = fleet.storeDescription();
@@ -52,9 +54,13 @@ final class MassFailure {
     long limAfter = Samples.median(bare.stream().mapToLong(r -> r.allSeenNanos() - r.failWritesNanos()).toArray());
     results.row(NAME, "all replacements exist, after the last failure write", Results.seconds(opAfter),
         Results.seconds(limAfter), Results.ratio(opAfter, limAfter), "", "");
+    double opExist = respawn.stream().mapToLong(Round::writesUntilAllExist).average().orElse(0) / plan.fleet();
+    double limExist = bare.stream().mapToLong(Round::writesUntilAllExist).average().orElse(0) / plan.fleet();
+    results.row(NAME, "writes per replacement until every replacement exists", Results.number(opExist),
+        Results.number(limExist), Results.ratio(opExist, limExist), "", "");
     double opWrites = respawn.stream().mapToLong(Round::writes).average().orElse(0) / plan.fleet();
     double limWrites = bare.stream().mapToLong(Round::writes).average().orElse(0) / plan.fleet();
-    results.row(NAME, "writes per replacement during the storm", Results.number(opWrites),
+    results.row(NAME, "writes per replacement until every replacement ran (the storm)", Results.number(opWrites),
         Results.number(limWrites), Results.ratio(opWrites, limWrites), "", "");
     double opAll = respawn.stream().mapToLong(Round::writesUntilQuiet).average().orElse(0) / plan.fleet();
     results.info(NAME, "… all told, Events written after the storm included", Results.number(opAll) + " (Events "
@@ -99,6 +105,7 @@ final class MassFailure {
       last = Math.max(last, fleet.observer.awaitPod(namespace, next, ALL_APPEAR).nanos());
     }
     long allSeen = last - t0;
+    long writesUntilAllExist = fleet.api.requests().writeCount(agent) - writesBefore;
     for (Pod p : live) {
       String instance = p.getMetadata().getLabels().get(dev.respawn.api.v1alpha1.AgentInstance.INSTANCE_LABEL);
       ReactionLatency.awaitSettled(fleet, namespace, instance, Observer.podName(instance, Observer.run(p) + 1));
@@ -108,7 +115,7 @@ final class MassFailure {
         namespace, live.size(), Results.seconds(allSeen), Results.seconds(killed),
         Results.seconds(System.nanoTime() - t0));
     awaitQuiet(fleet, Duration.ofSeconds(1), Duration.ofMinutes(2));
-    return new Round(allSeen, killed, writes, fleet.api.requests().writeCount(agent) - writesBefore);
+    return new Round(allSeen, killed, writesUntilAllExist, writes, fleet.api.requests().writeCount(agent) - writesBefore);
   }
 
   /** Waits until nobody wrote to the server for {@code quiet} (bounded by {@code atMost}). */
