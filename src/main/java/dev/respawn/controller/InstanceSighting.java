@@ -1,6 +1,7 @@
 package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.api.v1alpha1.OperatorRequest;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.heartbeat.HeartbeatLeases;
@@ -81,9 +82,12 @@ final class InstanceSighting {
       return Optional.empty();
     }
     InstanceState.HeartbeatInfo shown = state.heartbeat;
-    boolean reported = shown != null && shown.verdict() != null && shown.verdict().agentMayReport();
+    // status shows a verdict the agent gave in this run (a Healthy one is always the current run's: a new run
+    // starts without it; a bad one may be the last run's, kept until the new run's first heartbeat)
+    boolean reported = shown != null && shown.verdict() != null && shown.verdict().agentMayReport()
+        && (shown.verdict() == HealthVerdict.Healthy || (shown.since() != null && !shown.since().isBefore(runStart)));
     return renewals.lastRenewalBy(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance),
-            state.currentPod, runStart)
+            state.currentPod, runStart, reported)
         .map(seen -> new LeaseView(seen.renewTime(), seen.at(), reported ? shown.verdict() : null,
             reported ? shown.detail() : null, null, null, null, null));
   }

@@ -67,10 +67,13 @@ public final class RenewalClock {
   /**
    * The current run's heartbeat when its Lease is gone or was recreated without a renewal (no evidence the
    * agent stopped): the last renewal this operator saw {@code holder} make after {@code runStart}, also when
-   * another pod renewed after it; else, for a run older than this process, a renewal counted at the first
-   * time this process looked (a restarted operator grants every live run a full timeout, api.md §12).
+   * another pod renewed after it; else, for a run older than this process that renewed before it started
+   * ({@code renewedBefore}: status shows a verdict of the run), a renewal counted at the first time this
+   * process looked (a restarted operator grants every live run a full timeout, api.md §12). A run that never
+   * renewed gets none: its Lease says so, and a heartbeat made up for it would turn it Ready.
    */
-  public Optional<Seen> lastRenewalBy(String namespace, String name, String holder, Instant runStart) {
+  public Optional<Seen> lastRenewalBy(String namespace, String name, String holder, Instant runStart,
+      boolean renewedBefore) {
     String key = key(namespace, name);
     Seen last = seen.get(key);
     if (last != null && holder.equals(last.holder()) && last.renewTime() != null && !last.at().isBefore(runStart)) {
@@ -81,7 +84,7 @@ public final class RenewalClock {
         && held.view().changeSeenAt() != null && !held.view().changeSeenAt().isBefore(runStart)) {
       return Optional.of(new Seen(held.view().renewTime(), held.view().changeSeenAt(), holder));
     }
-    if (runStart.isBefore(startedAt)) {
+    if (renewedBefore && runStart.isBefore(startedAt)) {
       Instant at = looked.computeIfAbsent(key, k -> clock.instant());
       return Optional.of(new Seen(at, at, holder));
     }

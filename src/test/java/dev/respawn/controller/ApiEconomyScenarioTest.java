@@ -10,6 +10,7 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.sandbox.Run;
 import dev.respawn.testsupport.RequestLog;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -71,6 +72,35 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     assertThat(writes).filteredOn(w -> !"POST".equals(w.verb()))
         .allSatisfy(w -> assertThat(w.path()).containsPattern("/steady-0(-[0-9]+)?(/status)?$"));
     assertThat(writes).filteredOn(w -> "POST".equals(w.verb())).hasSizeLessThanOrEqualTo(3);
+  }
+
+  @Test
+  void aRestartedOperatorMakesUpNoHeartbeatForRunsThatNeverRenewed() {
+    // long startup grace: an agent still starting (no heartbeat yet) and a pod still pending are not stale
+    f.policy("slow", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resetAfter: 30m
+        heartbeat: {timeout: 2s, startupGrace: 10m}
+        """);
+    f.kubelet.script("silent", Run.runForever());
+    f.kubelet.script("pending", Run.stuckPending("ContainerCreating", "pulling the image"));
+    f.instance("silent", "slow");
+    f.instance("pending", "slow");
+    f.awaitInstance("silent", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "False", "StaleHeartbeat"));
+    f.awaitInstance("pending", i -> hasCondition(i, "Ready", "False", "ContainerCreating"));
+    // both runs older than the next process: pod times have whole seconds, a run counts from the second's end
+    Instant started = Instant.parse(f.pod("silent-1").getStatus().getContainerStatuses().get(0).getState()
+        .getRunning().getStartedAt()).plusSeconds(1);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(started));
+    f.stopOperator();
+    f.api.requests().clear();
+    f.startOperator();
+    // more than the heartbeat timeout the new process grants: neither run is given a heartbeat it never made
+    f.holdsFor(Duration.ofMillis(3000), f::operatorWrites, List::isEmpty);
+    for (String name : List.of("silent", "pending")) {
+      assertThat(f.get(name).getStatus().heartbeat).as(name).isNull();
+    }
+    assertThat(hasCondition(f.get("silent"), "Ready", "False", "StaleHeartbeat")).isTrue();
   }
 
   @Test

@@ -38,11 +38,11 @@ class RenewalClockTest {
     Lease old = renewedBy("coder-1", now.get());
     renewals.handedOver(mine);
     renewals.observe(old);
-    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", runStart))
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", runStart, true))
         .hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(mineSeen));
-    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-3", runStart)).as("not another pod's").isEmpty();
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-3", runStart, true)).as("not another pod's").isEmpty();
     // a renewal seen before the run started is not the run's
-    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", mineSeen.plusSeconds(1))).isEmpty();
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", mineSeen.plusSeconds(1), true)).isEmpty();
   }
 
   @Test
@@ -51,13 +51,15 @@ class RenewalClockTest {
     Instant runStart = T0.minus(Duration.ofHours(1));
     advance(Duration.ofSeconds(2));
     Instant firstLook = now.get();
-    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-7", runStart))
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-7", runStart, true))
         .hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(firstLook));
     advance(Duration.ofSeconds(30));
-    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-7", runStart))
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-7", runStart, true))
         .as("the first look, not every look").hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(firstLook));
     // a run this process saw start has its startup grace instead
-    assertThat(renewals.lastRenewalBy("agents", "other", "other-1", T0.plusSeconds(1))).isEmpty();
+    assertThat(renewals.lastRenewalBy("agents", "other", "other-1", T0.plusSeconds(1), true)).isEmpty();
+    // a run that never renewed (status shows no verdict of it) keeps what its Lease says: no heartbeat
+    assertThat(renewals.lastRenewalBy("agents", "quiet", "quiet-1", runStart, false)).isEmpty();
     renewals.forget("agents", "coder");
     assertThat(renewals.size()).isZero();
   }
