@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CountingSink implements DecisionSink {
   private final dev.respawn.observability.ReportingSink delegate;
   private final AtomicLong reconciles = new AtomicLong();
+  /** Live instances reconciled at least once: a deleted one is forgotten, or the harness would leak. */
   private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+  private final AtomicLong everReconciled = new AtomicLong();
 
   CountingSink(dev.respawn.observability.ReportingSink delegate) {
     this.delegate = delegate;
@@ -33,14 +35,23 @@ final class CountingSink implements DecisionSink {
     return reconciles.get();
   }
 
-  /** How many distinct AgentInstances were reconciled at least once. */
-  int reconciledInstances() {
-    return reconciled.size();
+  /**
+   * How many distinct AgentInstances were reconciled at least once, deleted ones included (one reconciled
+   * again after it was forgotten, while its deletion raced the reconcile, counts twice).
+   */
+  long reconciledInstances() {
+    return everReconciled.get();
   }
 
   private void count(AgentInstance instance) {
     reconciles.incrementAndGet();
-    reconciled.add(instance.getMetadata().getNamespace() + "/" + instance.getMetadata().getName());
+    if (reconciled.add(key(instance))) {
+      everReconciled.incrementAndGet();
+    }
+  }
+
+  private static String key(AgentInstance instance) {
+    return instance.getMetadata().getNamespace() + "/" + instance.getMetadata().getName();
   }
 
   @Override
@@ -62,6 +73,7 @@ final class CountingSink implements DecisionSink {
 
   @Override
   public void forget(AgentInstance instance) {
+    reconciled.remove(key(instance));
     delegate.forget(instance);
   }
 
