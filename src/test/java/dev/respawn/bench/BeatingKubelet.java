@@ -149,7 +149,12 @@ final class BeatingKubelet implements AutoCloseable {
 
   /** The most pods that appeared within one second, from {@code from} on. */
   long peakPerSecond(long from) {
-    List<Long> times = appeared.stream().filter(t -> t >= from).sorted().toList();
+    return peakInAnySecond(appeared.stream().filter(t -> t >= from).toList());
+  }
+
+  /** The most of {@code nanoTimes} in any span shorter than a second. */
+  static long peakInAnySecond(List<Long> nanoTimes) {
+    List<Long> times = nanoTimes.stream().sorted().toList();
     long peak = 0;
     int first = 0;
     for (int last = 0; last < times.size(); last++) {

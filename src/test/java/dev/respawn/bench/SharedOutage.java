@@ -24,7 +24,7 @@ final class SharedOutage {
 
   /** What one side saw. {@code recoveredNanos} is -1 when not all instances ran again. */
   record Side(long restartsDuringOutage, long escalated, long recoveredNanos, long running, long peakPerSecond,
-      long peakSliding, long writes, long trips) {}
+      long peakSliding, long peakCreatesSliding, long writes, long trips) {}
 
   static void run(Plan plan, Results results) {
     Side with;
@@ -51,6 +51,8 @@ final class SharedOutage {
         with.peakPerSecond() <= RELEASE_RATE);
     results.info(NAME, "… in any sliding 1 s window (without)", with.peakSliding() + " (" + without.peakSliding()
         + ")");
+    results.info(NAME, "… pod creates the server received from the operator in any sliding 1 s window (without)",
+        with.peakCreatesSliding() + " (" + without.peakCreatesSliding() + ")");
     results.info(NAME, "operator writes, outage and recovery, per instance (without)",
         Results.number(with.writes() / (double) plan.outageFleet()) + " ("
         + Results.number(without.writes() / (double) plan.outageFleet()) + ")");
@@ -91,7 +93,8 @@ final class SharedOutage {
         Results.seconds(t1 - t0), restarts, world.count(OutageWorld::terminal),
         world.count(s -> s.phase == Phase.CircuitOpen));
     // with the dependency: openDuration, a probe healthy for resetAfter, then the release; without: the backoff
-    Duration bound = Duration.ofSeconds(OPEN_SECONDS + 60 + n / RELEASE_RATE + 120);
+    // the release gate keeps starts at or below the rate: slower when the operator lags, never faster
+    Duration bound = Duration.ofSeconds(OPEN_SECONDS + 60 + 2L * n / RELEASE_RATE + 120);
     long[] recovered = {-1};
     Observer.await(bound, Duration.ofMillis(200), () -> {
       long running = world.count(world::running);
@@ -105,7 +108,10 @@ final class SharedOutage {
     long trips = world.trips();
     Side side = new Side(restarts, world.count(OutageWorld::terminal), recovered[0], world.count(world::running),
         world.kubelet.perSecond(t1).stream().mapToLong(Long::longValue).max().orElse(0),
-        world.kubelet.peakPerSecond(t1), world.operatorWrites() - writes0, trips);
+        world.kubelet.peakPerSecond(t1), BeatingKubelet.peakInAnySecond(
+        world.api.requests().matching(r -> r.startNanos() >= t1 && r.userAgent().equals(AgentFleet.OPERATOR)
+            && r.verb().equals("POST") && r.resource().equals("pods")).stream().map(r -> r.startNanos()).toList()),
+        world.operatorWrites() - writes0, trips);
     System.out.printf("  %s%n  restarts per second after the outage: %s%n", side, world.kubelet.perSecond(t1));
     return side;
   }
