@@ -43,6 +43,7 @@ final class Churn {
       try (ForkedOperator operator = new ForkedOperator(api.url(), NS, AgentFleet.OPERATOR).awaitStarted()) {
         long empty = operator.heapAfterGc();
         List<Long> heaps = new ArrayList<>();
+        List<Long> live = new ArrayList<>();
         for (int r = 0; r < ROUNDS; r++) {
           long t0 = System.nanoTime();
           String prefix = "c" + r + "-";
@@ -59,8 +60,9 @@ final class Churn {
               .getItems().isEmpty());
           MassFailure.awaitQuiet(api, Duration.ofSeconds(2), Duration.ofMinutes(2));
           heaps.add(operator.heapAfterGc());
-          System.out.printf("  churn round %d: %,d instances created and deleted in %s, operator heap %s%n", r + 1, n,
-              Results.seconds(System.nanoTime() - t0), Results.mib(heaps.get(r)));
+          live.add(operator.liveBytes());
+          System.out.printf("  churn round %d: %,d instances created and deleted in %s, operator heap %s, live objects "
+              + "%,d bytes%n", r + 1, n, Results.seconds(System.nanoTime() - t0), Results.mib(heaps.get(r)), live.get(r));
         }
         long first = heaps.get(0);
         long last = heaps.get(heaps.size() - 1);
@@ -68,6 +70,10 @@ final class Churn {
         results.goal(NAME, String.format(Locale.ROOT, "operator heap after GC, round 1 → round %d (%,d instances "
             + "created and deleted per round)", ROUNDS, n), Results.mib(first) + " → " + Results.mib(last) + " ("
             + String.format(Locale.ROOT, "%+.1f%%", 100 * growth) + ")", "within ±10 %", Math.abs(growth) <= GOAL);
+        double liveGrowth = (live.get(ROUNDS - 1) - live.get(0)) / (double) live.get(0);
+        results.goal(NAME, String.format(Locale.ROOT, "operator's live objects, round 1 → round %d (class histogram "
+            + "after a full GC)", ROUNDS), String.format(Locale.ROOT, "%.1f → %.1f MB (%+.1f%%)", live.get(0) / 1e6,
+            live.get(ROUNDS - 1) / 1e6, 100 * liveGrowth), "within ±10 %", Math.abs(liveGrowth) <= GOAL);
         long settle = Long.getLong("respawn.bench.churn.settleMinutes", 0);
         if (settle > 0) {
           // what is kept of deleted objects for a while only (cancelled wake-ups until due) is gone by now
@@ -78,6 +84,8 @@ final class Churn {
         }
         results.note(NAME, "operator process heap after a full GC before the first round " + Results.mib(empty)
             + ", after each round: " + heaps.stream().map(Results::mib).collect(Collectors.joining(", "))
+            + "; live objects after each round (MB): " + live.stream().map(b -> String.format(Locale.ROOT, "%.2f", b / 1e6))
+            .collect(Collectors.joining(", "))
             + "; each round's instances were deleted with their pods and Leases before the heap was taken");
       }
     }

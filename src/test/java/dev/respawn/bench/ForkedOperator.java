@@ -33,7 +33,8 @@ final class ForkedOperator implements AutoCloseable {
       try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
           StandardCharsets.UTF_8))) {
         for (String line = out.readLine(); line != null; line = out.readLine()) {
-          if (line.startsWith("started") || line.startsWith("stats ") || line.startsWith("heap ")) {
+          if (line.startsWith("started") || line.startsWith("stats ") || line.startsWith("heap ")
+              || line.startsWith("live ")) {
             replies.add(line);
           } else {
             System.out.println("  [operator] " + line);
@@ -64,6 +65,12 @@ final class ForkedOperator implements AutoCloseable {
   long heapAfterGc() {
     commands.println("heap");
     return Long.parseLong(reply("heap", 120).split(" ")[1]);
+  }
+
+  /** Bytes of the operator JVM's live objects after a full GC (its class histogram's total). */
+  long liveBytes() {
+    commands.println("live");
+    return Long.parseLong(reply("live", 120).split(" ")[1]);
   }
 
   private String reply(String kind, int seconds) {
