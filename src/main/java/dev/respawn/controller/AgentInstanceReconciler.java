@@ -14,9 +14,11 @@ import dev.respawn.policy.Violation;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Constants;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -38,7 +40,10 @@ import java.util.stream.Collectors;
  * own survives a restart: everything durable is in status.
  */
 @ControllerConfiguration(name = "agentinstance", generationAwareEventProcessing = false,
-    informer = @Informer(onUpdateFilter = InstanceUpdateFilter.class))
+    informer = @Informer(onUpdateFilter = InstanceUpdateFilter.class),
+    // no periodic reconcile: every deadline is a wake-up of its own, and JOSDK's 10-hour fail-safe left a
+    // cancelled timer task of every deleted instance in java.util.Timer's queue for those 10 hours
+    maxReconciliationInterval = @MaxReconciliationInterval(interval = Constants.NO_MAX_RECONCILIATION_INTERVAL))
 public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final OperatorSettings settings;
   private final RestartEvaluator evaluator;

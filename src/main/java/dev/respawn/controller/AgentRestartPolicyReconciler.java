@@ -13,9 +13,11 @@ import dev.respawn.policy.PolicyInvalidException;
 import dev.respawn.policy.Tier;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Constants;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -31,7 +33,8 @@ import java.util.Set;
  * TierRestricted), the number of instances using it, and the worst-case total retry time. Instances
  * using a policy are re-evaluated by the instance reconciler when the policy changes.
  */
-@ControllerConfiguration(name = "agentrestartpolicy")
+@ControllerConfiguration(name = "agentrestartpolicy",
+    maxReconciliationInterval = @MaxReconciliationInterval(interval = Constants.NO_MAX_RECONCILIATION_INTERVAL))
 public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPolicy> {
   private final OperatorSettings settings;
   private final DecisionSink sink;

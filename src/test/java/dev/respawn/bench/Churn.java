@@ -79,8 +79,10 @@ final class Churn {
           // what is kept of deleted objects for a while only (cancelled wake-ups until due) is gone by now
           Observer.window(Duration.ofMinutes(settle));
           long settled = operator.heapAfterGc();
+          long settledLive = operator.liveBytes();
           results.info(NAME, "operator heap after GC, " + settle + " min after the last round", Results.mib(settled)
-              + String.format(Locale.ROOT, " (%+.1f%% against round 1)", 100.0 * (settled - first) / first));
+              + String.format(Locale.ROOT, " (%+.1f%% against round 1); live objects %.1f MB (%+.1f%%)",
+              100.0 * (settled - first) / first, settledLive / 1e6, 100.0 * (settledLive - live.get(0)) / live.get(0)));
         }
         results.note(NAME, "operator process heap after a full GC before the first round " + Results.mib(empty)
             + ", after each round: " + heaps.stream().map(Results::mib).collect(Collectors.joining(", "))
