@@ -64,6 +64,8 @@ public final class RunObserver {
 
   private static void adopt(InstanceState state, List<PodFacts> pods) {
     pods.stream().max(Comparator.comparingInt(PodFacts::run)).filter(p -> p.run() > state.run).ifPresent(p -> {
+      // every run after the first was a restart, also those whose start status never recorded
+      state.restarts += p.run() - Math.max(state.run, 1);
       state.run = p.run();
       state.currentPod = p.name();
       state.phase = Phase.Starting;

@@ -930,4 +930,22 @@ class RestartEvaluatorTest {
       assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
     }
   }
+
+  @Test
+  void aStatusThatMissedTwoStartsCountsBothRestartsWhenItMeetsTheNewestPod() {
+    AgentSim s = sim(new AgentRestartPolicySpec()).started();
+    InstanceState stale = s.state.copy(); // run 1 running: the status writes of the next two starts were lost
+    s.exit(42);
+    s.running();
+    s.exit(42);
+    s.running();
+    assertThat(s.state.run).isEqualTo(3);
+    assertThat(s.state.restarts).isEqualTo(2);
+    s.state = stale;
+    Decision d = s.reconcile();
+    assertThat(d.state().run).isEqualTo(3);
+    assertThat(d.state().currentPod).isEqualTo("coder-3");
+    assertThat(d.state().restarts).as("restarts of every kind: runs 2 and 3").isEqualTo(2);
+    assertThat(d.start()).isEmpty();
+  }
 }
