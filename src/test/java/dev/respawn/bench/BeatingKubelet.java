@@ -149,21 +149,7 @@ final class BeatingKubelet implements AutoCloseable {
 
   /** The most pods that appeared within one second, from {@code from} on. */
   long peakPerSecond(long from) {
-    return peakInAnySecond(appeared.stream().filter(t -> t >= from).toList());
-  }
-
-  /** The most of {@code nanoTimes} in any span shorter than a second. */
-  static long peakInAnySecond(List<Long> nanoTimes) {
-    List<Long> times = nanoTimes.stream().sorted().toList();
-    long peak = 0;
-    int first = 0;
-    for (int last = 0; last < times.size(); last++) {
-      while (times.get(last) - times.get(first) >= 1_000_000_000L) {
-        first++;
-      }
-      peak = Math.max(peak, last - first + 1);
-    }
-    return peak;
+    return Samples.peakInAnySecond(appeared.stream().filter(t -> t >= from).toList());
   }
 
   /** Pods that appeared in each second from {@code from} on, up to the last one (for the log). */

@@ -1,6 +1,7 @@
 package dev.respawn.bench;
 
 import java.util.Arrays;
+import java.util.List;
 
 /** A set of measured values (nanoseconds, or any unit) and their nearest-rank percentiles. */
 final class Samples {
@@ -55,5 +56,19 @@ final class Samples {
     Arrays.sort(sorted);
     int n = sorted.length;
     return n == 0 ? 0 : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  /** The most of {@code nanoTimes} in any span shorter than a second. */
+  static long peakInAnySecond(List<Long> nanoTimes) {
+    List<Long> times = nanoTimes.stream().sorted().toList();
+    long peak = 0;
+    int first = 0;
+    for (int last = 0; last < times.size(); last++) {
+      while (times.get(last) - times.get(first) >= 1_000_000_000L) {
+        first++;
+      }
+      peak = Math.max(peak, last - first + 1);
+    }
+    return peak;
   }
 }

@@ -108,7 +108,7 @@ final class SharedOutage {
     long trips = world.trips();
     Side side = new Side(restarts, world.count(OutageWorld::terminal), recovered[0], world.count(world::running),
         world.kubelet.perSecond(t1).stream().mapToLong(Long::longValue).max().orElse(0),
-        world.kubelet.peakPerSecond(t1), BeatingKubelet.peakInAnySecond(
+        world.kubelet.peakPerSecond(t1), Samples.peakInAnySecond(
         world.api.requests().matching(r -> r.startNanos() >= t1 && r.userAgent().equals(AgentFleet.OPERATOR)
             && r.verb().equals("POST") && r.resource().equals("pods")).stream().map(r -> r.startNanos()).toList()),
         world.operatorWrites() - writes0, trips);
