@@ -58,7 +58,7 @@ public final class RestartEvaluator {
 
   private DecisionDraft decide(RestartPolicy policy, InstanceState current, Sighting seen, Instant now,
       RandomGenerator random, boolean mayStartRun) {
-    RunObserver.Observed o = RunObserver.observe(current, seen, now);
+    RunObserver.Observed o = RunObserver.observe(current, seen, now, policy.restartLimit());
     DecisionDraft d = new DecisionDraft(policy, o.state(), o.observation(), now, random);
     InstanceState s = d.state;
     Optional<PodView> pod = d.currentPod();

@@ -1,6 +1,7 @@
 package dev.respawn.policy;
 
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.policy.RestartPolicy.RestartLimit;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,7 +25,7 @@ public final class RunObserver {
   /** The observation and the state it applies to (the given state is never changed). */
   public record Observed(InstanceState state, Observation observation) {}
 
-  public static Observed observe(InstanceState given, Sighting seen, Instant now) {
+  public static Observed observe(InstanceState given, Sighting seen, Instant now, Optional<RestartLimit> limit) {
     InstanceState state = given.copy();
     List<PodFacts> owned = seen.pods().stream().filter(p -> p.controlledBy(seen.instanceUid())).toList();
     boolean startDue = state.nextRestartAt == null || !now.isBefore(state.nextRestartAt);
@@ -34,7 +35,7 @@ public final class RunObserver {
       next = owned.stream().filter(p -> p.run() == state.run + 1).findFirst();
       pods = owned.stream().filter(p -> p.run() != state.run + 1).toList();
     }
-    adopt(state, pods);
+    adopt(state, pods, limit, now);
     Optional<PodFacts> current = Optional.ofNullable(state.currentPod)
         .flatMap(name -> owned.stream().filter(p -> name.equals(p.name())).findFirst());
     Optional<RunEnding> ending = current.flatMap(PodFacts::ending);
@@ -62,15 +63,29 @@ public final class RunObserver {
     return new Observed(state, o);
   }
 
-  private static void adopt(InstanceState state, List<PodFacts> pods) {
+  /**
+   * Moves the state to the newest owned pod when it is further ahead than the state knows. Every run
+   * skipped so was a restart: it is counted in {@code restarts} and recorded in the restartLimit window,
+   * dated by the creation of its pod, or of the first later pod still there when its own is gone (a start
+   * is never dated earlier than it can have been, so the window does not forget it too soon).
+   */
+  private static void adopt(InstanceState state, List<PodFacts> pods, Optional<RestartLimit> limit, Instant now) {
     pods.stream().max(Comparator.comparingInt(PodFacts::run)).filter(p -> p.run() > state.run).ifPresent(p -> {
-      // every run after the first was a restart, also those whose start status never recorded
-      state.restarts += p.run() - Math.max(state.run, 1);
+      for (int run = Math.max(state.run, 1) + 1; run <= p.run(); run++) {
+        state.restarts += 1;
+        state.recentRestarts = new ArrayList<>(RestartWindow.record(state.recentRestarts, limit,
+            startOf(pods, run, now)));
+      }
       state.run = p.run();
       state.currentPod = p.name();
       state.phase = Phase.Starting;
       state.nextRestartAt = null;
       state.runStartedAt = null;
     });
+  }
+
+  private static Instant startOf(List<PodFacts> pods, int run, Instant now) {
+    return pods.stream().filter(q -> q.run() >= run).min(Comparator.comparingInt(PodFacts::run))
+        .map(q -> q.view().createdAt()).filter(t -> t != null && !t.isAfter(now)).orElse(now);
   }
 }

@@ -933,19 +933,44 @@ class RestartEvaluatorTest {
 
   @Test
   void aStatusThatMissedTwoStartsCountsBothRestartsWhenItMeetsTheNewestPod() {
-    AgentSim s = sim(new AgentRestartPolicySpec()).started();
+    AgentSim s = sim(Specs.window(new AgentRestartPolicySpec(), 5, "1h")).started();
     InstanceState stale = s.state.copy(); // run 1 running: the status writes of the next two starts were lost
+    s.advance(Duration.ofMinutes(1));
     s.exit(42);
+    assertThat(s.state.recentRestarts).containsExactly(s.now);
     s.running();
+    s.advance(Duration.ofMinutes(1));
     s.exit(42);
+    Instant third = s.now;
     s.running();
     assertThat(s.state.run).isEqualTo(3);
     assertThat(s.state.restarts).isEqualTo(2);
+    assertThat(s.state.recentRestarts).hasSize(2).last().isEqualTo(third);
+    s.advance(Duration.ofMinutes(1));
     s.state = stale;
     Decision d = s.reconcile();
     assertThat(d.state().run).isEqualTo(3);
     assertThat(d.state().currentPod).isEqualTo("coder-3");
     assertThat(d.state().restarts).as("restarts of every kind: runs 2 and 3").isEqualTo(2);
+    // run 2's pod was deleted once run 3 started: its start is dated by coder-3's, the latest it can have been
+    assertThat(d.state().recentRestarts).as("both restarts in the restartLimit window").containsExactly(third, third);
     assertThat(d.start()).isEmpty();
+  }
+
+  @Test
+  void startsAStatusMissedStillFillTheRestartLimitWindow() {
+    AgentSim s = sim(Specs.window(new AgentRestartPolicySpec(), 2, "1h")).started();
+    InstanceState stale = s.state.copy(); // the status writes of the next two starts were lost
+    for (int i = 0; i < 2; i++) {
+      s.advance(Duration.ofMinutes(1));
+      s.exit(42);
+      s.running();
+    }
+    s.state = stale;
+    s.reconcile();
+    s.advance(Duration.ofMinutes(1));
+    s.exit(42);
+    assertThat(s.state.phase).as("a third restart within the hour exceeds maxRestarts 2").isEqualTo(Phase.Escalated);
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
   }
 }
