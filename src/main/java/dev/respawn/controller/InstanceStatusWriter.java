@@ -36,12 +36,12 @@ final class InstanceStatusWriter {
     AgentInstanceStatus status = StatusMapper.toStatus(decision.state());
     status.observedGeneration = instance.getMetadata().getGeneration();
     status.conditions = Conditions.merge(previous(), conditions(decision), status.observedGeneration, now);
-    return patchIfChanged(status);
+    return patchIfChanged(status) != Outcome.GONE;
   }
 
   /**
-   * The policy is missing or invalid: nothing else changes, Ready says why. False when the instance is
-   * gone (deleted meanwhile).
+   * The policy (or the instance's own spec) is refused: nothing else changes, Ready says why. True only when
+   * this wrote it: a refusal status already shows (an unrelated event, an operator restart) is not told again.
    */
   boolean writeRefused(Refusal reason, String message) {
     AgentInstanceStatus status = instance.getStatus() == null ? new AgentInstanceStatus()
@@ -58,7 +58,7 @@ final class InstanceStatusWriter {
           ""));
     }
     status.conditions = Conditions.merge(previous(), wanted, status.observedGeneration, now);
-    return patchIfChanged(status); // a deleted instance needs no refusal recorded
+    return patchIfChanged(status) == Outcome.WRITTEN; // a deleted instance needs no refusal recorded
   }
 
   static List<StatusCondition> conditions(Decision d) {
@@ -90,21 +90,23 @@ final class InstanceStatusWriter {
     return instance.getStatus() == null ? List.of() : instance.getStatus().conditions;
   }
 
-  private boolean patchIfChanged(AgentInstanceStatus status) {
+  private enum Outcome { WRITTEN, UNCHANGED, GONE }
+
+  private Outcome patchIfChanged(AgentInstanceStatus status) {
     JsonNode wanted = comparable(status);
     JsonNode current = instance.getStatus() == null ? null : comparable(instance.getStatus());
     if (Objects.equals(wanted, current)) {
-      return true;
+      return Outcome.UNCHANGED;
     }
     try {
       PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(instance, context, r -> {
         r.setStatus(status);
         return r;
       });
-      return true;
+      return Outcome.WRITTEN;
     } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
       if (e.getCode() == 404) {
-        return false; // deleted while it was reconciled: nothing to record, nothing to tell
+        return Outcome.GONE; // deleted while it was reconciled: nothing to record, nothing to tell
       }
       throw e;
     }

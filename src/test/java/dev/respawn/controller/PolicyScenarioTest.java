@@ -7,9 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.OperatorRequest;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** api.md §1 status and §9: invalid and missing policies restart nothing; the policy's own status. */
@@ -50,6 +52,30 @@ class PolicyScenarioTest extends MockClusterScenario {
     AgentInstance running = f.awaitInstance("uses-broken", i -> at(i, 1, Phase.Running));
     assertThat(f.podsEverCreated("uses-broken")).containsExactly("uses-broken-1");
     f.awaitInstance("uses-broken", i -> hasCondition(i, "Ready", "True", "Healthy"));
+  }
+
+  @Test
+  void aRefusalIsToldOnceNotAgainAtEveryReconcileThatFindsItUnchanged() {
+    AtomicInteger told = new AtomicInteger();
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, dev.respawn.policy.Decision decision,
+          io.fabric8.kubernetes.api.model.Pod pod) {}
+
+      @Override
+      public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {
+        told.incrementAndGet();
+      }
+    };
+    f.policy("broken", "maxRetries: 5000");
+    f.instance("uses-broken", "broken");
+    f.awaitInstance("uses-broken", i -> hasCondition(i, "Ready", "False", "PolicyInvalid"));
+    f.awaitEvent("uses-broken", e -> assertThat(e.getReason()).isEqualTo("PolicyInvalid"));
+    assertThat(told).hasValue(1);
+    // a restart request reconciles the instance; the refusal it finds is the one status already shows
+    f.annotate("uses-broken", OperatorRequest.RESTART.annotation(), "r-1");
+    f.holdsFor(Duration.ofSeconds(1), told::get, n -> n == 1);
+    assertThat(f.podsEverCreated("uses-broken")).isEmpty();
   }
 
   @Test
