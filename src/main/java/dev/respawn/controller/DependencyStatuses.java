@@ -41,7 +41,7 @@ public final class DependencyStatuses {
         d.trips == null ? 0 : d.trips, StatusMapper.time(d.openedAt), StatusMapper.time(d.halfOpenAt),
         StatusMapper.time(d.closedAt), StatusMapper.time(d.lastTransitionTime),
         names(d.probes), names(d.releaseOrder), blame,
-        d.waiting == null ? 0 : d.waiting);
+        d.waiting == null ? 0 : d.waiting, d.blamed == null ? 0 : d.blamed);
   }
 
   /** Instance names as status lists them, without null items (a hand edit where no schema is enforced). */

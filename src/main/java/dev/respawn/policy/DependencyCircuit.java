@@ -16,7 +16,7 @@ import java.util.Optional;
  */
 public record DependencyCircuit(String name, CircuitState state, int trips, Instant openedAt, Instant halfOpenAt,
     Instant closedAt, Instant lastTransitionTime, List<String> probes, List<String> releaseOrder,
-    List<Blame> recentBlame, int waiting) {
+    List<Blame> recentBlame, int waiting, int blamed) {
 
   public DependencyCircuit {
     probes = List.copyOf(probes);
@@ -26,7 +26,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
 
   public static DependencyCircuit closed(String name) {
     return new DependencyCircuit(name, CircuitState.Closed, 0, null, null, null, null, List.of(), List.of(),
-        List.of(), 0);
+        List.of(), 0, 0);
   }
 
   /** An instance's latest failure blamed on the dependency. */
@@ -55,7 +55,11 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     List<Waiter> queue = new ArrayList<>(waiting);
     queue.sort(Comparator.comparing(Waiter::failedAt, Comparator.nullsFirst(Comparator.naturalOrder()))
         .thenComparing(Waiter::instance));
-    d.recent = recent(s, blames, c.closedAt(), now);
+    List<Blame> recent = recent(s, blames, c.closedAt(), now);
+    d.blamed = recent.size();
+    // status keeps only the newest failureThreshold of them: all an opening needs, and bounded
+    d.recent = recent.size() > s.failureThreshold() ? recent.subList(recent.size() - s.failureThreshold(),
+        recent.size()) : recent;
     switch (c.state()) {
       case Closed -> {
         if (d.recent.size() >= s.failureThreshold()) {
@@ -120,7 +124,10 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     }
   }
 
-  /** The latest blame of each instance since the circuit last closed and within the window, oldest first. */
+  /**
+   * The latest blame of each instance since the circuit last closed and within the window, oldest first:
+   * how many there are is status.dependencies[].blamed.
+   */
   private static List<Blame> recent(DependencySettings s, List<Blame> blames, Instant closedAt, Instant now) {
     Map<String, Blame> latest = new HashMap<>();
     Instant from = now.minus(s.window());
@@ -132,7 +139,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     }
     List<Blame> out = new ArrayList<>(latest.values());
     out.sort(Comparator.comparing(Blame::at).thenComparing(Blame::instance));
-    return out.size() > s.failureThreshold() ? out.subList(out.size() - s.failureThreshold(), out.size()) : out;
+    return out;
   }
 
   /**
@@ -158,11 +165,6 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     };
   }
 
-  /** Distinct instances blamed within the window (what status.dependencies[].blamed shows). */
-  public int blamed() {
-    return recentBlame.size();
-  }
-
   /** The working copy of one step. */
   private static final class Draft {
     private final DependencyCircuit from;
@@ -175,6 +177,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     List<String> probes;
     List<String> releaseOrder;
     List<Blame> recent = List.of();
+    int blamed;
     int waiting;
     final List<Transition> transitions = new ArrayList<>();
 
@@ -210,6 +213,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
       probes = List.of();
       releaseOrder = order;
       recent = List.of();
+      blamed = 0;
     }
 
     private void move(CircuitState to, Instant at, String why) {
@@ -220,7 +224,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
 
     DependencyCircuit build() {
       return new DependencyCircuit(from.name(), state, trips, openedAt, halfOpenAt, closedAt, lastTransitionTime,
-          probes, releaseOrder, recent, waiting);
+          probes, releaseOrder, recent, waiting, blamed);
     }
   }
 }

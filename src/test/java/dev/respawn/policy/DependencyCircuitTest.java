@@ -42,6 +42,17 @@ class DependencyCircuitTest {
   }
 
   @Test
+  void blamedCountsEveryDistinctInstanceWithinTheWindowWhileStatusKeepsOnlyTheNewestThresholdOfThem() {
+    List<Blame> seven = java.util.stream.IntStream.range(0, 7).mapToObj(i -> new Blame("agent-" + i, t(i))).toList();
+    Step opens = advance(DependencyCircuit.closed("model-api"), seven, List.of(), t(7));
+    assertThat(opens.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(opens.next().blamed()).as("api.md §11: blamed 7 with failureThreshold 3").isEqualTo(7);
+    assertThat(opens.next().recentBlame()).extracting(Blame::instance).containsExactly("agent-4", "agent-5", "agent-6");
+    Step later = advance(opens.next(), seven, List.of(), t(8));
+    assertThat(later.next().blamed()).isEqualTo(7);
+  }
+
+  @Test
   void distinctInstancesWithinTheWindowOpenItAtTheFailureThatReachesTheThreshold() {
     DependencyCircuit closed = DependencyCircuit.closed("model-api");
     // the same instance blamed three times is one instance

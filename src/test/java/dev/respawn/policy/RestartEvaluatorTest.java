@@ -722,7 +722,7 @@ class RestartEvaluatorTest {
       // meanwhile two other instances failed: the policy's one writer opened the shared circuit
       java.time.Instant opened = s.now.plusMillis(300);
       s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3));
+          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
       s.now = s.state.nextRestartAt;
       Decision d = s.reconcile();
       assertThat(d.start()).isEmpty();
@@ -741,13 +741,13 @@ class RestartEvaluatorTest {
       s.exit(1, "Error", "upstream model API answered HTTP 503");
       java.time.Instant opened = s.now.plusMillis(300);
       s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3));
+          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
       s.now = s.state.nextRestartAt;
       s.reconcile();
       assertThat(s.state.waitingFor).isEqualTo("model-api");
       s.now = opened.plusSeconds(30);
       s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened,
-          opened.plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3));
+          opened.plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3));
       assertThat(s.evaluator.decide(s.policy, s.state, s.sighting(null), s.now, s.random).start())
           .as("the probe is due").isPresent();
       refused(s);
