@@ -112,6 +112,7 @@ final class DecisionDraft {
     state.phase = phase;
     state.terminalReason = terminal;
     state.nextRestartAt = null;
+    state.waitingFor = null; // it waits for nothing now, a shared dependency included
     reasonCode = code;
     notice(Notice.warning(EventReason.Escalated, escalationMessage(code)));
   }

@@ -108,8 +108,9 @@ final class DependencyWait {
    */
   private static void holdBackoff(DecisionDraft d) {
     InstanceState s = d.state;
-    if (s.phase != Phase.Backoff || s.lastFailure == null || s.lastFailure.dependency() == null) {
-      return;
+    if (s.phase != Phase.Backoff || s.lastFailure == null || s.lastFailure.dependency() == null
+        || s.lastRestart == null || s.lastRestart.kind() != RestartKind.Failure) {
+      return; // only the failure's own restart waits: a restart or resume a person asked for is acted on
     }
     String name = s.lastFailure.dependency();
     Optional<DependencySettings> settings = d.policy.dependency(name);

@@ -29,6 +29,7 @@ final class FailureSteps {
       s.phase = Phase.Succeeded;
       s.terminalReason = TerminalReason.CleanExit;
       s.nextRestartAt = null;
+      s.waitingFor = null; // a probe that finished waits for nothing; the dependency picks another
       d.decided(DecisionAction.None, ReasonCode.CLEAN_EXIT, 0, Duration.ZERO, null, null, 0, "system");
       return;
     }

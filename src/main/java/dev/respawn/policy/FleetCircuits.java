@@ -71,8 +71,8 @@ public final class FleetCircuits {
   /** How a probe's run went: failed again (blamed after HalfOpen), healthy (it stopped waiting), or still going. */
   private static ProbeOutcome outcome(Member m, String dependency, Instant halfOpenAt,
       Map<String, Instant> failures) {
-    if (m == null || m.suspended()) {
-      return ProbeOutcome.GONE;
+    if (m == null || m.suspended() || m.state().phase.isTerminal()) {
+      return ProbeOutcome.GONE; // deleted, suspended, or its run ended for good (a clean exit proves nothing)
     }
     InstanceState st = m.state();
     Instant failedAt = st.lastFailure == null ? null : st.lastFailure.at();

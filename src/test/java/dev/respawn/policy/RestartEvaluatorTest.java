@@ -760,6 +760,101 @@ class RestartEvaluatorTest {
       assertThat(s.reconcile().start()).isPresent();
     }
 
+    /** coder waits in CircuitOpen for model-api, opened by its own and others' failures. */
+    AgentSim waiting(java.time.Instant[] opened) {
+      AgentSim s = sim(spec).started();
+      s.exit(1, "Error", "upstream model API answered HTTP 503");
+      opened[0] = s.now.plusMillis(300);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened[0],
+          opened[0].plusSeconds(30), null, opened[0], List.of(), List.of(), List.of(), 3, 3));
+      s.now = s.state.nextRestartAt;
+      s.reconcile();
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      return s;
+    }
+
+    @Test
+    void aProbeThatExitsCleanlyWaitsForNothingAndTheCircuitPicksAnotherProbe() {
+      java.time.Instant[] opened = new java.time.Instant[1];
+      AgentSim s = waiting(opened);
+      InstanceState other = s.state.copy(); // another instance, waiting the same way
+      s.now = opened[0].plusSeconds(30);
+      DependencyCircuit halfOpen = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
+          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
+      s.dependencies.put("model-api", halfOpen);
+      assertThat(s.reconcile().start()).as("the probe runs").isPresent();
+      s.running();
+      s.advance(Duration.ofSeconds(5));
+      s.exit(0);
+      assertThat(s.state.phase).isEqualTo(Phase.Succeeded);
+      assertThat(s.state.waitingFor).as("a finished probe waits for nothing").isNull();
+      FleetCircuits.Result fleet = FleetCircuits.step(s.policy, java.util.Map.of("model-api", halfOpen),
+          List.of(new FleetCircuits.Member("coder", s.state, false), new FleetCircuits.Member("other", other, false)),
+          s.now);
+      assertThat(fleet.circuits()).singleElement().satisfies(c -> {
+        assertThat(c.state()).isEqualTo(CircuitState.HalfOpen);
+        assertThat(c.probes()).as("the next waiter probes instead").containsExactly("other");
+      });
+      // a status written before the fix (Succeeded, still waitingFor) does not hold the circuit either
+      InstanceState old = s.state.copy();
+      old.waitingFor = "model-api";
+      assertThat(FleetCircuits.step(s.policy, java.util.Map.of("model-api", halfOpen),
+          List.of(new FleetCircuits.Member("coder", old, false), new FleetCircuits.Member("other", other, false)),
+          s.now).circuits().get(0).probes()).containsExactly("other");
+    }
+
+    @Test
+    void aRestartRequestWhileWaitingForAnOpenDependencyRestartsNow() {
+      AgentSim s = waiting(new java.time.Instant[1]);
+      s.now = s.now.plusSeconds(1);
+      s.restartRequest = new Request("r-1", "upstream is back for us");
+      Decision d = s.reconcile();
+      assertThat(d.start()).as("api.md §6: restart now").isPresent();
+      assertThat(s.state.phase).isEqualTo(Phase.Starting);
+      assertThat(s.state.waitingFor).isNull();
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Manual);
+    }
+
+    @Test
+    void aProbeRestartedByHandStaysTheProbeAndProvesNothingYet() {
+      java.time.Instant[] opened = new java.time.Instant[1];
+      AgentSim s = waiting(opened);
+      s.now = opened[0].plusSeconds(30);
+      DependencyCircuit halfOpen = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
+          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
+      s.dependencies.put("model-api", halfOpen);
+      s.reconcile();
+      s.running();
+      s.advance(Duration.ofSeconds(2));
+      s.restartRequest = new Request("r-1", null);
+      assertThat(s.reconcile().deletePod()).isTrue();
+      assertThat(s.reconcile().start()).as("the next reconcile, the pod gone").isPresent();
+      s.running();
+      assertThat(s.state.waitingFor).isEqualTo("model-api");
+      FleetCircuits.Result fleet = FleetCircuits.step(s.policy, java.util.Map.of("model-api", halfOpen),
+          List.of(new FleetCircuits.Member("coder", s.state, false)), s.now);
+      assertThat(fleet.circuits().get(0).state()).as("not closed by a run that was not healthy for resetAfter")
+          .isEqualTo(CircuitState.HalfOpen);
+      assertThat(fleet.circuits().get(0).probes()).containsExactly("coder");
+    }
+
+    @Test
+    void aResumeOfAnInstanceEscalatedByAFailureBlamedOnANowOpenDependencyRestartsNow() {
+      AgentSim s = sim(retries(spec, 0)).started();
+      s.exit(1, "Error", "upstream model API answered HTTP 503"); // the circuit was still Closed: counted
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastFailure.dependency()).isEqualTo("model-api");
+      java.time.Instant opened = s.now.plusMillis(300);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
+          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+      s.now = opened.plusSeconds(1);
+      s.resumeRequest = new Request("go", null);
+      Decision d = s.reconcile();
+      assertThat(d.start()).as("api.md §6: a new lifecycle, restarted now").isPresent();
+      assertThat(s.state.phase).isEqualTo(Phase.Starting);
+      assertThat(s.state.waitingFor).isNull();
+    }
+
     @Test
     void aBackoffBlamedOnAClosedCircuitRestartsAsScheduled() {
       AgentSim s = sim(spec).started();
