@@ -80,6 +80,8 @@ public final class RestartEvaluator {
       if (d.startsExisting) {
         d.switchToNextRun(seen);
         observeRun(d, d.currentPod());
+      } else {
+        lookAgainUnseen(d);
       }
       d.deferStatus = unchanged && s.run > 1 && d.reasonCode == null && awaitingFirstSign(d);
     }
@@ -110,6 +112,19 @@ public final class RestartEvaluator {
   private static boolean awaitingFirstSign(DecisionDraft d) {
     String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
     return d.state.phase == Phase.Starting && LivenessGate.POD_NOT_RUNNING.equals(reason);
+  }
+
+  /**
+   * A pod just asked for may never change again where nothing runs it (no node takes it, a bare API
+   * server): the deadlines its run is judged by must come as wake-ups of their own, not only with the
+   * pod's next change. The end of startupGrace (its creation has whole seconds: a second later at most)
+   * and the bound of a circuit's HalfOpen trial.
+   */
+  private static void lookAgainUnseen(DecisionDraft d) {
+    d.policy.heartbeat().startupGrace().ifPresent(g -> d.wakeAt(d.now.plus(g).plusSeconds(1)));
+    if (d.state.circuit.state() == CircuitState.HalfOpen && d.state.circuit.halfOpenAt() != null) {
+      d.wakeAt(CircuitBreaker.trialDeadline(d.state.circuit, d.policy.circuitBreaker()));
+    }
   }
 
   /** The current run: its ending, or its progress while it lives. */

@@ -151,4 +151,24 @@ class LifecycleScenarioTest extends MockClusterScenario {
     assertThat(next.getStatus().attempt).isEqualTo(1);
     assertThat(f.pod("pull-1")).isNull();
   }
+
+  @Test
+  void aPodNothingEverTouchesFailsWhenTheStartupGraceRunsOut() {
+    // a bare API server: no scheduler or kubelet changes the pod, so no event brings the operator back
+    f.kubelet.close();
+    f.policy("grace", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 30s, startupGrace: 2s}
+        """);
+    f.instance("idle", "grace");
+    f.awaitInstance("idle", i -> at(i, 1, Phase.Starting));
+    AgentInstance failed = f.awaitInstance("idle", i -> i.getStatus().lastFailure != null);
+    assertThat(failed.getStatus().lastFailure.pod).isEqualTo("idle-1");
+    assertThat(failed.getStatus().lastFailure.failureReason).isEqualTo("InitializationFailed");
+    assertThat(failed.getStatus().attempt).isEqualTo(1);
+    // and so does the next run's, whose status was not even written when its pod was made (api.md §12)
+    AgentInstance again = f.awaitInstance("idle", i -> i.getStatus().attempt != null && i.getStatus().attempt == 2);
+    assertThat(again.getStatus().lastFailure.pod).isEqualTo("idle-2");
+    assertThat(f.podsEverCreated("idle")).startsWith("idle-1", "idle-2");
+  }
 }
