@@ -87,11 +87,23 @@ final class DecisionDraft {
   void decided(DecisionAction action, ReasonCode code, int maxAttempts, Duration delay, InterruptionClass cls, Boolean eligible,
       long cooldownRemaining, String actor) {
     reasonCode = code;
+    // the final attempt of a failure sequence: only a failure's own restart can be it
+    boolean failureRestart = code == ReasonCode.RESTART_SCHEDULED || code == ReasonCode.RESUME_BLOCKED_COOLDOWN;
     state.lastDecision = new DecisionInfo(action, code, state.attempt, maxAttempts,
-        action == DecisionAction.Restart && state.attempt > 0 && state.attempt >= maxAttempts,
+        action == DecisionAction.Restart && failureRestart && state.attempt > 0 && state.attempt >= maxAttempts,
         delay.toMillis() / 1000.0, now, null);
     audit = new AuditRecord(eligible != null ? "resume_decision" : "restart_decision", obs.namespace(),
         obs.instance(), state.run, cls, eligible, code, cooldownRemaining, state.attempt, maxAttempts, now, actor);
+  }
+
+  /**
+   * The retries the current failure sequence allows, for a decision that is not a failure's own (a
+   * requested or ignored restart, a refused create): what the sequence's last failure decision said, or
+   * the policy's maxRetries when no sequence is open.
+   */
+  int sequenceMaxAttempts() {
+    DecisionInfo last = state.lastDecision;
+    return state.attempt > 0 && last != null && last.maxAttempts() > 0 ? last.maxAttempts() : policy.maxRetries();
   }
 
   /** Adds the why in words to the decision just made (status.lastDecision.message). */

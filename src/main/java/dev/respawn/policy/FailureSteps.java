@@ -54,7 +54,7 @@ final class FailureSteps {
       return;
     }
     d.scheduleRestart(d.now, new RestartInfo(kind, reason, s.currentPod, null, d.now, null, "", null, null));
-    d.decided(DecisionAction.Restart, code, 0, Duration.ZERO, null, null, 0, actor);
+    d.decided(DecisionAction.Restart, code, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0, actor);
   }
 
   private static void failure(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {

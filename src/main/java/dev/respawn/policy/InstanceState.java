@@ -156,6 +156,11 @@ public final class InstanceState {
       ReasonCode reasonCode, long cooldownRemainingSeconds, int attempts) {
     public static final ResumeInfo NONE = new ResumeInfo(null, null, null, null, null, 0, 0);
 
+    /** A resumed run started: one more attempt, and no cooldown left to wait for. */
+    public ResumeInfo started() {
+      return new ResumeInfo(checkpoint, checkpointStatus, idempotent, eligible, reasonCode, 0, attempts + 1);
+    }
+
     public ResumeInfo withAttempts(int a) {
       return new ResumeInfo(checkpoint, checkpointStatus, idempotent, eligible, reasonCode,
           cooldownRemainingSeconds, a);

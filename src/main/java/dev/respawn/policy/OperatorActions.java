@@ -43,7 +43,8 @@ final class OperatorActions {
     s.terminalReason = null;
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Unsuspend, "spec.suspend cleared", s.currentPod, null, d.now, null, "",
         null, null));
-    d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+    d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
+        "operator");
   }
 
   /**
@@ -119,7 +120,7 @@ final class OperatorActions {
     String reason = r.reason() != null ? r.reason() : "resume requested";
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Resume, reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
         cls));
-    d.decided(DecisionAction.Restart, ReasonCode.RESUMED, 0, Duration.ZERO, cls, checkpoint != null, 0, "operator");
+    d.decided(DecisionAction.Restart, ReasonCode.RESUMED, d.sequenceMaxAttempts(), Duration.ZERO, cls, checkpoint != null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Resume requested (" + r.id() + "): new lifecycle, restarting now"
         + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
     return true;
@@ -154,7 +155,8 @@ final class OperatorActions {
     } // a probe's run restarted by hand stays the dependency's probe
     String reason = r.reason() != null ? r.reason() : "restart requested";
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Manual, reason, s.currentPod, null, d.now, null, r.id(), null, null));
-    d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, 0, Duration.ZERO, null, null, 0, "operator");
+    d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
+        "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Restart requested (" + r.id() + "): " + reason));
     return true;
   }

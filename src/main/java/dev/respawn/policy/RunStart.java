@@ -58,7 +58,7 @@ final class RunStart {
         checkpoint = Optional.ofNullable(s.lastRestart.resumeCheckpoint());
       }
       if (checkpoint.isPresent()) {
-        s.resume = s.resume.withAttempts(s.resume.attempts() + 1);
+        s.resume = s.resume.started();
       }
       if (tell) {
         d.notice(Notice.normal(EventReason.RestartStarted, "Restart started for " + d.instance() + ": pod " + podName

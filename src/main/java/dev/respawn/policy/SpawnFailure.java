@@ -28,7 +28,7 @@ final class SpawnFailure {
       d.state.phase = Phase.Backoff; // a refused trial or probe stays a wait for its circuit (DependencyWait)
     }
     d.state.nextRestartAt = d.now.plus(delay);
-    d.decided(DecisionAction.Restart, ReasonCode.SPAWN_FAILED, 0, delay, null, null, 0, "system");
+    d.decided(DecisionAction.Restart, ReasonCode.SPAWN_FAILED, d.sequenceMaxAttempts(), delay, null, null, 0, "system");
     d.explain(why);
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": spawn_failed: " + why));
     d.wakeAt(d.state.nextRestartAt);

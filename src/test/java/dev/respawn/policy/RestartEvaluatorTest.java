@@ -465,6 +465,24 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aRequestedRestartInsideAFailureSequenceIsNoFinalAttemptAndShowsTheSequencesMax() {
+      AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(42);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESTART_REQUESTED);
+      assertThat(s.state.lastDecision.attempt()).isEqualTo(1);
+      assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(3);
+      assertThat(s.state.lastDecision.finalAttempt()).isFalse();
+      s.restartAndRun();
+      s.restartRequest = new Request("r-1", null);
+      s.reconcile();
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
+      assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(3);
+      assertThat(s.state.lastDecision.finalAttempt()).isFalse();
+    }
+
+    @Test
     void efMaxRetriesIsRespectedWithoutAnExtraAttempt() {
       AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
       for (int i = 1; i <= 3; i++) {
@@ -472,6 +490,7 @@ class RestartEvaluatorTest {
         assertThat(s.state.attempt).isEqualTo(i);
         assertThat(s.state.phase).isEqualTo(Phase.Backoff);
         assertThat(s.state.lastDecision.finalAttempt()).isEqualTo(i == 3);
+        assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(3);
         s.restartAndRun();
       }
       Decision d = s.exit(1);
@@ -609,6 +628,7 @@ class RestartEvaluatorTest {
         assertThat(p.interruptionClass()).contains(InterruptionClass.ToolFailure);
       });
       assertThat(s.state.resume.attempts()).isEqualTo(1);
+      assertThat(s.state.resume.cooldownRemainingSeconds()).as("waited out: api.md §2's example").isZero();
     }
 
     @Test
