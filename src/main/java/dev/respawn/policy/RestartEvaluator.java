@@ -198,17 +198,15 @@ public final class RestartEvaluator {
   private static void endSequence(DecisionDraft d) {
     InstanceState s = d.state;
     CircuitState before = s.circuit.state();
+    // one success, one notice (counted once in respawn.restart.attempts): a probe says so in the same words
     d.notice(Notice.normal(EventReason.RestartSucceeded, "[RST] Restart succeeded for " + d.instance() + " on attempt "
-        + s.attempt));
+        + s.attempt + (s.waitingFor == null ? "" : "; it probed dependency " + s.waitingFor + ": healthy for "
+        + GoDuration.format(d.policy.resetAfter()))));
     s.attempt = 0;
     s.firstFailureAt = null;
     s.circuit = CircuitBreaker.recordSuccess(s.circuit, d.now);
     s.resume = s.resume.withAttempts(0);
-    if (s.waitingFor != null) {
-      d.notice(Notice.normal(EventReason.RestartSucceeded, "[RST] " + d.instance() + " probed dependency "
-          + s.waitingFor + ": healthy for " + GoDuration.format(d.policy.resetAfter())));
-      s.waitingFor = null;
-    }
+    s.waitingFor = null;
     if (before != CircuitState.Closed) {
       d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance() + " ("
           + before + " -> Closed)"));

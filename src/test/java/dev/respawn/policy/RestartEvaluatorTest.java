@@ -824,6 +824,23 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aProbeHealthyForResetAfterIsOneSuccessOneNotice() {
+      java.time.Instant[] opened = new java.time.Instant[1];
+      AgentSim s = waiting(opened);
+      s.now = opened[0].plusSeconds(30);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
+          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3));
+      s.reconcile();
+      s.running();
+      s.now = s.state.runStartedAt.plus(s.policy.resetAfter());
+      Decision healed = s.reconcile();
+      assertThat(s.state.waitingFor).isNull();
+      assertThat(healed.notices()).filteredOn(n -> n.reason() == EventReason.RestartSucceeded)
+          .as("counted once in respawn.restart.attempts{result=succeeded}").singleElement()
+          .extracting(Notice::message).asString().contains("probed dependency model-api");
+    }
+
+    @Test
     void aRestartRequestWhileWaitingForAnOpenDependencyRestartsNow() {
       AgentSim s = waiting(new java.time.Instant[1]);
       s.now = s.now.plusSeconds(1);
