@@ -23,18 +23,33 @@ public final class RespawnCommand {
     return withDefaultCommand(args, new CommandLine(new RespawnCommand()).getSubcommands().keySet());
   }
 
+  /** The plugin's options that take a value (PluginOptions): what kubectl may put before a command. */
+  private static final List<String> PLUGIN_VALUE_OPTIONS = List.of("-n", "--namespace", "--kubeconfig", "-o",
+      "--output");
+
   /**
-   * No command, or only flags: the operator, as api.md §10 says. Options written before the command
-   * ({@code kubectl respawn -n agents status coder}) are moved after it, where they belong.
+   * No command, or only flags: the operator, as api.md §10 says. The plugin's options written before the
+   * command ({@code kubectl respawn -n agents status coder}) are moved after it, where they belong. Only
+   * those: a value of an operator flag that happens to be a command's name ({@code --namespaces sandbox})
+   * stays a value.
    */
   static String[] withDefaultCommand(String[] args, java.util.Set<String> commands) {
-    for (int i = 1; i < args.length; i++) {
-      if (commands.contains(args[i]) && args[0].startsWith("-")) {
-        List<String> all = new ArrayList<>(List.of(args[i]));
-        all.addAll(List.of(args).subList(0, i));
-        all.addAll(List.of(args).subList(i + 1, args.length));
-        return all.toArray(String[]::new);
+    int i = 0;
+    while (i < args.length && args[i].startsWith("-")) {
+      String arg = args[i];
+      if (PLUGIN_VALUE_OPTIONS.contains(arg)) {
+        i += 2;
+      } else if (PLUGIN_VALUE_OPTIONS.stream().anyMatch(o -> arg.startsWith(o + "="))) {
+        i += 1;
+      } else {
+        break;
       }
+    }
+    if (i > 0 && i < args.length && commands.contains(args[i])) {
+      List<String> all = new ArrayList<>(List.of(args[i]));
+      all.addAll(List.of(args).subList(0, i));
+      all.addAll(List.of(args).subList(i + 1, args.length));
+      return all.toArray(String[]::new);
     }
     boolean topLevelFlag = args.length > 0 && List.of("-h", "--help", "-V", "--version").contains(args[0]);
     if (args.length == 0 || (args[0].startsWith("-") && !topLevelFlag)) {

@@ -22,6 +22,16 @@ class RespawnCommandTest {
   }
 
   @Test
+  void anOperatorFlagsValueThatIsACommandsNameStaysItsValue() {
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"--namespaces", "status", "--metrics-port", "0"},
+        COMMANDS)).containsExactly("operator", "--namespaces", "status", "--metrics-port", "0");
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"--default-policy", "restart"}, COMMANDS))
+        .containsExactly("operator", "--default-policy", "restart");
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"--kubeconfig", "k", "-o=json", "status", "x"},
+        COMMANDS)).containsExactly("status", "--kubeconfig", "k", "-o=json", "x");
+  }
+
+  @Test
   void commandsAndTopLevelFlagsStayAsGiven() {
     assertThat(RespawnCommand.withDefaultCommand(new String[] {"status", "coder"}, COMMANDS))
         .containsExactly("status", "coder");
