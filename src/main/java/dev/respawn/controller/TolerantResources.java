@@ -47,7 +47,9 @@ public final class TolerantResources {
    * fabric8 use for theirs) keep the original's report.
    */
   public static KubernetesSerialization serialization() {
-    ObjectMapper mapper = new ObjectMapper();
+    // a field the schema does not know is dropped, as the API server prunes it: not refused as a wrong type
+    ObjectMapper mapper = new ObjectMapper()
+        .disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     mapper.registerModule(new SimpleModule("respawn-tolerant-resources").setDeserializerModifier(
         new BeanDeserializerModifier() {
           @Override

@@ -53,6 +53,19 @@ class TolerantResourcesTest {
   }
 
   @Test
+  void aFieldTheSchemaDoesNotKnowIsIgnoredAsTheApiServerWouldPruneIt() {
+    AgentRestartPolicy policy = serialization.unmarshal(POLICY.replace("\"maxRetries\":\"three\"",
+        "\"unknownField\":1,\"maxRetries\":2").replace("\"initialDelay\":{\"a\":1}", "\"initialDelay\":\"1s\"")
+        .replace("[5]", "[]"), AgentRestartPolicy.class);
+    assertThat(policy.unreadable()).isEqualTo(Unreadable.NONE);
+    assertThat(policy.getSpec().maxRetries).isEqualTo(2);
+    AgentInstance instance = serialization.unmarshal(INSTANCE.replace("\"maybe\"", "true")
+        .replace("\"task\"", "\"extra\":{\"x\":1},\"task\""), AgentInstance.class);
+    assertThat(instance.unreadable()).isEqualTo(Unreadable.NONE);
+    assertThat(instance.getSpec().task).isEqualTo("TASK-1");
+  }
+
+  @Test
   void aWellFormedObjectIsReadWhole() {
     AgentInstance instance = serialization.unmarshal(INSTANCE.replace("\"maybe\"", "true"), AgentInstance.class);
 
