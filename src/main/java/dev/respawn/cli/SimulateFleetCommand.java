@@ -117,7 +117,7 @@ final class SimulateFleetCommand implements Callable<Integer> {
 
   private static String recovered(Outcome o, FleetStory story) {
     return o.escalated() == story.size() ? "never" : o.escalated() > 0 ? "never (" + o.escalated() + " escalated)"
-        : "+" + GoDuration.format(o.allRunningAfterRecovery());
+        : "+" + GoDuration.formatMillis(o.allRunningAfterRecovery());
   }
 
   private static void row(PrintWriter out, String what, int with, int without) {

@@ -45,14 +45,27 @@ public final class GoDuration {
     };
   }
 
-  /** Formats a duration the way Go prints it: {@code 1h2m3s}, {@code 1.5s}, {@code 250ms}, {@code 0s}. */
+  /**
+   * Formats a duration exactly as Go's {@code time.Duration.String} prints it: {@code 1h2m3.5s},
+   * {@code 250ms}, {@code 1.5ms}, {@code 600µs}, {@code 7ns}, {@code 0s}; fractions to the nanosecond,
+   * without trailing zeros.
+   */
   public static String format(Duration d) {
     if (d.isZero()) {
       return "0s";
     }
-    long totalMillis = d.toMillis();
-    if (totalMillis < 1000) {
-      return totalMillis > 0 ? totalMillis + "ms" : d.toNanos() + "ns";
+    if (d.isNegative()) {
+      return "-" + format(d.negated());
+    }
+    long nanos = d.toNanos();
+    if (nanos < 1_000L) {
+      return nanos + "ns";
+    }
+    if (nanos < 1_000_000L) {
+      return withFraction(nanos, 1_000L, 3) + "µs";
+    }
+    if (nanos < 1_000_000_000L) {
+      return withFraction(nanos, 1_000_000L, 6) + "ms";
     }
     StringBuilder sb = new StringBuilder();
     long hours = d.toHours();
@@ -63,12 +76,23 @@ public final class GoDuration {
     if (hours > 0 || minutes > 0) {
       sb.append(minutes).append('m');
     }
-    int seconds = d.toSecondsPart();
-    int millis = d.toMillisPart();
-    sb.append(seconds);
-    if (millis > 0) {
-      sb.append('.').append(String.format("%03d", millis).replaceAll("0+$", ""));
+    return sb.append(withFraction(d.toSecondsPart() * 1_000_000_000L + d.toNanosPart(), 1_000_000_000L, 9))
+        .append('s').toString();
+  }
+
+  /** {@link #format} to the millisecond (cut, not rounded): what a table of jittered delays shows. */
+  public static String formatMillis(Duration d) {
+    return format(d.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+  }
+
+  /** {@code value / unit} with its fraction in {@code digits} digits, trailing zeros dropped. */
+  private static String withFraction(long value, long unit, int digits) {
+    long whole = value / unit;
+    long fraction = value % unit;
+    if (fraction == 0) {
+      return Long.toString(whole);
     }
-    return sb.append('s').toString();
+    String f = String.format("%0" + digits + "d", fraction).replaceAll("0+$", "");
+    return whole + "." + f;
   }
 }

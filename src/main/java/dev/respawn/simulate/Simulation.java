@@ -136,7 +136,7 @@ public final class Simulation {
         if (ended) {
           w.notes.add("the operator ended the run during the healthy period");
         } else if (w.state.attempt > 0 && Duration.between(started, w.now).compareTo(policy.resetAfter()) < 0) {
-          w.notes.add("up " + GoDuration.format(Duration.between(started, w.now)) + ", less than resetAfter "
+          w.notes.add("up " + GoDuration.formatMillis(Duration.between(started, w.now)) + ", less than resetAfter "
               + GoDuration.format(policy.resetAfter()) + ": the failure sequence goes on");
         }
         return new Played(run, podName, started, w.now, ended, null);
@@ -263,7 +263,7 @@ public final class Simulation {
 
   /** A time relative to t=0: {@code +0s}, {@code +2s}, {@code +1m30.5s}. */
   static String rel(Instant t) {
-    return "+" + GoDuration.format(Duration.between(T0, t));
+    return "+" + GoDuration.formatMillis(Duration.between(T0, t));
   }
 
   static double seconds(Instant t) {

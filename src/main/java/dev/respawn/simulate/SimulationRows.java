@@ -39,7 +39,7 @@ final class SimulationRows {
     Double nextStartSeconds = null;
     if (p.ended() && (state.phase == Phase.Backoff || state.phase == Phase.CircuitOpen)) {
       Duration d = Duration.between(p.at(), state.nextRestartAt);
-      delay = GoDuration.format(d);
+      delay = GoDuration.formatMillis(d);
       delaySeconds = d.toMillis() / 1000.0;
       nextStart = Simulation.rel(state.nextRestartAt);
       nextStartSeconds = Simulation.seconds(state.nextRestartAt);
@@ -113,7 +113,7 @@ final class SimulationRows {
       case NEVER_STARTED -> p.ended() ? "never started within "
           + GoDuration.format(policy.heartbeat().startupGrace().orElse(Duration.ZERO)) + " (ImagePullBackOff)"
           : "never starts (ImagePullBackOff)";
-      case OK -> "healthy for " + GoDuration.format(Duration.between(p.started(), p.at()));
+      case OK -> "healthy for " + GoDuration.formatMillis(Duration.between(p.started(), p.at()));
     };
   }
 }

@@ -35,4 +35,13 @@ class GoDurationTest {
     assertThat(GoDuration.format(Duration.ofMillis(millis))).isEqualTo(text);
     assertThat(GoDuration.parse(text)).isEqualTo(Duration.ofMillis(millis));
   }
+
+  /** What Go's time.Duration.String prints for these (go doc time.Duration.String). */
+  @ParameterizedTest
+  @CsvSource({"7, 7ns", "600000, 600µs", "1500, 1.5µs", "1500000, 1.5ms", "1234567, 1.234567ms",
+      "1234500000, 1.2345s", "1000000001, 1.000000001s", "3723000000001, 1h2m3.000000001s", "60000000000, 1m0s"})
+  void formatsBelowTheMillisecondAsGoDoes(long nanos, String text) {
+    assertThat(GoDuration.format(Duration.ofNanos(nanos))).isEqualTo(text);
+    assertThat(GoDuration.parse(text)).isEqualTo(Duration.ofNanos(nanos));
+  }
 }
