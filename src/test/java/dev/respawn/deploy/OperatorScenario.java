@@ -54,7 +54,7 @@ import java.util.function.Predicate;
  * retried); an instance that fails once, is restarted after a backoff
  * and recovers (pods created, the finished pod deleted, the heartbeat Lease created, status patched,
  * Events); its pod deleted by someone else (the operator reads the pod directly before declaring it gone);
- * an instance whose policy does not exist, reconciled twice with the same Event (the Event's series is
+ * an instance whose policy does not exist, refused again after a spec change with the same Event (its series is
  * patched); a namespace where events.k8s.io/v1 answers 404 (the core/v1 fallback, created then patched);
  * JOSDK's leader election (its SelfSubjectRulesReview, answered from the RBAC of deploy/, then the
  * leader Lease created and renewed).
@@ -141,7 +141,7 @@ final class OperatorScenario implements AutoCloseable {
     instance(NS, "ghost", "missing");
     awaitInstance("ghost", i -> i.getStatus().conditions != null && !i.getStatus().conditions.isEmpty());
     awaitCall(c -> c.method().equals("POST") && c.uri().getPath().endsWith("/namespaces/" + NS + "/events"));
-    annotate(NS, "ghost", AgentInstance.RESTART_ANNOTATION, "again");
+    newTask(NS, "ghost"); // a new generation: status records the refusal again, and it is told again
     awaitCall(c -> c.method().equals("PATCH") && c.uri().getPath().contains("/apis/events.k8s.io/"));
 
     // a cluster without events.k8s.io/v1: core/v1 Events, created, then their series patched
@@ -149,7 +149,7 @@ final class OperatorScenario implements AutoCloseable {
     awaitInstance(LEGACY_NS, "old", i -> i.getStatus().conditions != null && !i.getStatus().conditions.isEmpty());
     awaitCall(c -> c.method().equals("POST") && c.uri().getPath().equals("/api/v1/namespaces/" + LEGACY_NS
         + "/events"));
-    annotate(LEGACY_NS, "old", AgentInstance.RESTART_ANNOTATION, "again");
+    newTask(LEGACY_NS, "old");
     awaitCall(c -> c.method().equals("PATCH") && c.uri().getPath().startsWith("/api/v1/namespaces/" + LEGACY_NS
         + "/events/"));
 
@@ -208,10 +208,10 @@ final class OperatorScenario implements AutoCloseable {
   }
 
   /** A JSON merge patch: no resourceVersion, so the operator's concurrent status writes cannot conflict. */
-  private void annotate(String ns, String name, String key, String value) {
+  private void newTask(String ns, String name) {
     api.client().resources(AgentInstance.class).inNamespace(ns).withName(name).patch(
         io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-        Serialization.asJson(Map.of("metadata", Map.of("annotations", Map.of(key, value)))));
+        Serialization.asJson(Map.of("spec", Map.of("task", "TASK-2"))));
   }
 
   /** Distinct requests, for messages. */
