@@ -17,6 +17,12 @@ import java.util.Optional;
 public final class PodObserver {
   private PodObserver() {}
 
+  /**
+   * Waiting reasons of a container on its way up, not of one that cannot start: the kubelet reports them
+   * for every pod it starts, so they are no news a user could act on (and cost no status write).
+   */
+  private static final java.util.Set<String> STARTING = java.util.Set.of("ContainerCreating", "PodInitializing");
+
   /** The pod's stage; agentContainer null means the first container. */
   public static PodView view(Pod pod, String agentContainer) {
     PodStatus st = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
@@ -39,7 +45,8 @@ public final class PodObserver {
     String waitingMessage = null;
     if (stage == PodView.Stage.PENDING) {
       var waiting = agent.map(ContainerStatus::getState).map(ContainerState::getWaiting);
-      if (waiting.isPresent() && waiting.get().getReason() != null) {
+      if (waiting.isPresent() && waiting.get().getReason() != null
+          && !STARTING.contains(waiting.get().getReason())) {
         waitingReason = waiting.get().getReason();
         waitingMessage = waiting.get().getMessage();
       } else {

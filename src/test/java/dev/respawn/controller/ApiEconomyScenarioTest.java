@@ -83,11 +83,11 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
         heartbeat: {timeout: 2s, startupGrace: 10m}
         """);
     f.kubelet.script("silent", Run.runForever());
-    f.kubelet.script("pending", Run.stuckPending("ContainerCreating", "pulling the image"));
+    f.kubelet.script("pending", Run.stuckPending("ImagePullBackOff", "pulling the image failed, retrying"));
     f.instance("silent", "slow");
     f.instance("pending", "slow");
     f.awaitInstance("silent", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "False", "StaleHeartbeat"));
-    f.awaitInstance("pending", i -> hasCondition(i, "Ready", "False", "ContainerCreating"));
+    f.awaitInstance("pending", i -> hasCondition(i, "Ready", "False", "ImagePullBackOff"));
     // both runs older than the next process: pod times have whole seconds, a run counts from the second's end
     Instant started = Instant.parse(f.pod("silent-1").getStatus().getContainerStatuses().get(0).getState()
         .getRunning().getStartedAt()).plusSeconds(1);
@@ -106,7 +106,9 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
   @Test
   void oneRestartCostsAtMostSixWritesEventsIncluded() {
     f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
-    f.kubelet.script("once", Run.exit(1).after(Duration.ofMillis(500)), Run.runForever());
+    // as a real kubelet does, the next run's pod shows ContainerCreating before it runs: no news, no write
+    f.kubelet.script("once", Run.exit(1).after(Duration.ofMillis(500)),
+        Run.runForever().startAfter(Duration.ofMillis(500)));
     f.instance("once", "plain");
     f.awaitInstance("once", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
     f.api.requests().clear();
