@@ -6,6 +6,7 @@ import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.Decision.PodStart;
 import dev.respawn.policy.LivenessGate.Judgement;
 import dev.respawn.policy.spi.CustomEvaluator;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
@@ -105,13 +106,29 @@ public final class RestartEvaluator {
   }
 
   /**
+   * How long a start may stay unwritten while its pod shows no sign: a pod that runs within it costs no
+   * write of its own; one that takes longer (a slow image pull, no node takes it) is shown Starting.
+   */
+  public static final Duration QUIET_START = Duration.ofSeconds(10);
+
+  /**
    * A restart that is all a decision changed need not be written yet (api.md §12): the next run's pod
    * carries it (see {@link RunObserver}) until the run gives a user something to act on: it runs, it
-   * cannot start (a waiting reason), or it ends.
+   * cannot start (a waiting reason), or it ends; or for {@link #QUIET_START} at most, after which status
+   * shows the run Starting, so that it never shows a wait that is over for long.
    */
   private static boolean awaitingFirstSign(DecisionDraft d) {
     String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
-    return d.state.phase == Phase.Starting && LivenessGate.POD_NOT_RUNNING.equals(reason);
+    if (d.state.phase != Phase.Starting || !LivenessGate.POD_NOT_RUNNING.equals(reason)) {
+      return false;
+    }
+    Instant made = d.startsExisting ? d.currentPod().map(PodView::createdAt).orElse(d.now) : d.now;
+    Instant shown = made.plus(QUIET_START);
+    if (!d.now.isBefore(shown)) {
+      return false;
+    }
+    d.wakeAt(shown);
+    return true;
   }
 
   /**

@@ -483,6 +483,31 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aStartIsWrittenWithTheRunsFirstSignOrAfterTheQuietStartAtTheLatest() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.exit(1);
+      InstanceState waiting = s.state.copy();
+      s.now = s.state.nextRestartAt;
+      Decision start = s.reconcile();
+      assertThat(start.start()).isPresent();
+      assertThat(start.deferStatus()).as("api.md §12: no write of its own for a start").isTrue();
+      assertThat(start.wakeAt()).contains(s.now.plus(RestartEvaluator.QUIET_START));
+      s.state = waiting; // what status still says: the start was not written
+      s.advance(RestartEvaluator.QUIET_START.minusSeconds(1));
+      Decision quiet = s.reconcile();
+      assertThat(quiet.start()).as("the pod exists").hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(quiet.startsExisting()).isTrue();
+      assertThat(quiet.deferStatus()).as("its pod still shows no sign, within the quiet start").isTrue();
+      s.state = waiting;
+      s.advance(Duration.ofSeconds(1));
+      Decision shown = s.reconcile();
+      assertThat(shown.deferStatus()).as("a pod that nothing starts for so long is news").isFalse();
+      assertThat(shown.state().phase).isEqualTo(Phase.Starting);
+      assertThat(shown.state().run).isEqualTo(2);
+      assertThat(shown.state().currentPod).isEqualTo("coder-2");
+    }
+
+    @Test
     void efMaxRetriesIsRespectedWithoutAnExtraAttempt() {
       AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
       for (int i = 1; i <= 3; i++) {
