@@ -22,7 +22,8 @@ import java.util.Map;
 /**
  * Finishes the CRDs that fabric8's CRD generator writes: printer columns in the order the classes
  * declare them (the generator sorts them by name), and descriptions for the root, spec and status
- * objects taken from {@link JsonClassDescription}. Run by the build after the generator
+ * objects taken from {@link JsonClassDescription}, and {@code default: {}} on a spec that requires nothing.
+ * Run by the build after the generator
  * ({@code process-classes}); its output is what {@code crds/} must equal.
  */
 public final class CrdFinisher {
@@ -62,7 +63,13 @@ public final class CrdFinisher {
       ObjectNode root = (ObjectNode) version.path("schema").path("openAPIV3Schema");
       describe(root, resource);
       var types = (ParameterizedType) resource.getGenericSuperclass();
-      describe((ObjectNode) root.path("properties").path("spec"), (Class<?>) types.getActualTypeArguments()[0]);
+      ObjectNode spec = (ObjectNode) root.path("properties").path("spec");
+      describe(spec, (Class<?>) types.getActualTypeArguments()[0]);
+      if (!spec.has("required") && !spec.has("default")) {
+        // a spec that needs nothing is defaulted whole, so that one left out gets every default too
+        // (the printer columns show them) as `spec: {}` does
+        spec.putObject("default");
+      }
       describe((ObjectNode) root.path("properties").path("status"), (Class<?>) types.getActualTypeArguments()[1]);
     }
   }

@@ -312,6 +312,18 @@ class RealApiServerTest {
   // Defaults
 
   @Test
+  void aPolicyWithoutSpecIsDefaultedAsSpecEmptyIs() {
+    String name = uniqueName("nospec");
+    GenericKubernetesResource bare = parse(POLICY, name, "{}");
+    bare.getAdditionalProperties().remove("spec");
+    client.genericKubernetesResources(KINDS.get(POLICY)).inNamespace(NAMESPACE).resource(bare).create();
+    JsonNode spec = get(POLICY, name).path("spec");
+    assertThat(at(spec, "backoff.type").asText()).as("spec %s", spec).isEqualTo("Exponential");
+    assertThat(at(spec, "maxRetries").asInt()).isEqualTo(3);
+    assertThat(at(spec, "resume.cooldowns.ToolFailure").asText()).isEqualTo("30s");
+  }
+
+  @Test
   void minimalPolicyGetsEveryDefault() {
     String name = uniqueName("minimal");
     create(POLICY, name, "{}");
