@@ -57,14 +57,14 @@ public final class GoDuration {
     if (d.isNegative()) {
       return "-" + format(d.negated());
     }
-    long nanos = d.toNanos();
-    if (nanos < 1_000L) {
-      return nanos + "ns";
-    }
-    if (nanos < 1_000_000L) {
-      return withFraction(nanos, 1_000L, 3) + "µs";
-    }
-    if (nanos < 1_000_000_000L) {
+    if (d.getSeconds() == 0) { // below a second: no toNanos() on what may be centuries long
+      long nanos = d.getNano();
+      if (nanos < 1_000L) {
+        return nanos + "ns";
+      }
+      if (nanos < 1_000_000L) {
+        return withFraction(nanos, 1_000L, 3) + "µs";
+      }
       return withFraction(nanos, 1_000_000L, 6) + "ms";
     }
     StringBuilder sb = new StringBuilder();

@@ -36,6 +36,15 @@ class GoDurationTest {
     assertThat(GoDuration.parse(text)).isEqualTo(Duration.ofMillis(millis));
   }
 
+  @org.junit.jupiter.api.Test
+  void formatsDurationsLongerThanGoCanHoldWithoutOverflow() {
+    // totalRetryTime of maxRetries 1000 at maxDelay 2562047h: more than a long of nanoseconds
+    assertThat(GoDuration.format(Duration.ofHours(2_562_047L).multipliedBy(1000)))
+        .isEqualTo("2562047000h0m0s");
+    assertThat(GoDuration.format(Duration.ofHours(2_562_047L).multipliedBy(3).plusMillis(1500)))
+        .isEqualTo("7686141h0m1.5s");
+  }
+
   /** What Go's time.Duration.String prints for these (go doc time.Duration.String). */
   @ParameterizedTest
   @CsvSource({"7, 7ns", "600000, 600µs", "1500, 1.5µs", "1500000, 1.5ms", "1234567, 1.234567ms",
