@@ -150,9 +150,10 @@ final class OperatorActions {
       return false;
     }
     endLiveRun(d, RunOutcome.Restarted, ReasonCode.MANUAL_RESTART);
-    if (s.phase == Phase.CircuitOpen) {
+    if (s.phase == Phase.CircuitOpen && s.waitingFor != null && !d.obs.dependency(s.waitingFor).probes()
+        .contains(d.instance())) {
       s.waitingFor = null; // restarted now, whatever a shared dependency's circuit says (api.md §6: restart now)
-    } // a probe's run restarted by hand stays the dependency's probe
+    } // a probe (its run, or its start a refused create holds back) restarted by hand stays the probe
     String reason = r.reason() != null ? r.reason() : "restart requested";
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Manual, reason, s.currentPod, null, d.now, null, r.id(), null, null));
     d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,

@@ -901,6 +901,26 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aProbeWhoseStartWasRefusedAndThatIsRestartedByHandStartsAsTheProbe() {
+      java.time.Instant[] opened = new java.time.Instant[1];
+      AgentSim s = waiting(opened);
+      s.now = opened[0].plusSeconds(30);
+      DependencyCircuit halfOpen = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
+          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
+      s.dependencies.put("model-api", halfOpen);
+      refused(s); // its probe run's pod was refused: it waits for the retry, still CircuitOpen
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      s.now = s.now.plusMillis(100);
+      s.restartRequest = new Request("r-1", null);
+      assertThat(s.reconcile().start()).isPresent();
+      assertThat(s.state.waitingFor).as("it runs as the probe").isEqualTo("model-api");
+      s.running();
+      FleetCircuits.Result fleet = FleetCircuits.step(s.policy, java.util.Map.of("model-api", halfOpen),
+          List.of(new FleetCircuits.Member("coder", s.state, false)), s.now);
+      assertThat(fleet.circuits().get(0).state()).as("a run of no time proves nothing").isEqualTo(CircuitState.HalfOpen);
+    }
+
+    @Test
     void aResumeOfAnInstanceEscalatedByAFailureBlamedOnANowOpenDependencyRestartsNow() {
       AgentSim s = sim(retries(spec, 0)).started();
       s.exit(1, "Error", "upstream model API answered HTTP 503"); // the circuit was still Closed: counted
