@@ -483,6 +483,27 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aFreshStartWakesAtTheEndOfItsStartupGraceWithoutWaitingForThePodToChange() {
+      AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m"));
+      Decision first = s.reconcile();
+      assertThat(first.start()).isPresent();
+      assertThat(first.wakeAt()).as("a pod nothing touches still fails on time")
+          .contains(s.now.plus(Duration.ofMinutes(2)).plusSeconds(1));
+    }
+
+    @Test
+    void aCircuitTrialsStartWakesAtTheTrialsBoundWithoutWaitingForThePodToChange() {
+      AgentSim s = sim(circuit(Specs.spec(), 1, "10m", "5s", false)).started(); // a bound before QUIET_START
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      s.now = s.state.nextRestartAt;
+      Decision trial = s.reconcile();
+      assertThat(trial.start()).isPresent();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+      assertThat(trial.wakeAt()).contains(s.state.circuit.halfOpenAt().plus(Duration.ofSeconds(5)));
+    }
+
+    @Test
     void aStartIsWrittenWithTheRunsFirstSignOrAfterTheQuietStartAtTheLatest() {
       AgentSim s = sim(Specs.spec()).started();
       s.exit(1);
@@ -1094,7 +1115,7 @@ class RestartEvaluatorTest {
 
     @Test
     void aRefusedTrialRunStaysAWaitForTheCircuit() {
-      AgentSim s = sim(circuit(Specs.spec(), 1, "10m", "1m", false)).started();
+      AgentSim s = sim(circuit(Specs.spec(), 1, "10m", "5s", false)).started(); // a bound before QUIET_START
       s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
       s.now = s.state.nextRestartAt;
