@@ -39,8 +39,9 @@ public final class RespawnCommand {
       String arg = args[i];
       if (PLUGIN_VALUE_OPTIONS.contains(arg)) {
         i += 2;
-      } else if (PLUGIN_VALUE_OPTIONS.stream().anyMatch(o -> arg.startsWith(o + "="))) {
-        i += 1;
+      } else if (PLUGIN_VALUE_OPTIONS.stream().anyMatch(o -> arg.startsWith(o + "=")
+          || (o.length() == 2 && arg.startsWith(o) && arg.length() > 2))) {
+        i += 1; // --namespace=agents, -nagents
       } else {
         break;
       }

@@ -29,6 +29,8 @@ class RespawnCommandTest {
         .containsExactly("operator", "--default-policy", "restart");
     assertThat(RespawnCommand.withDefaultCommand(new String[] {"--kubeconfig", "k", "-o=json", "status", "x"},
         COMMANDS)).containsExactly("status", "--kubeconfig", "k", "-o=json", "x");
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"-nagents", "-ojson", "status", "x"}, COMMANDS))
+        .containsExactly("status", "-nagents", "-ojson", "x");
   }
 
   @Test
