@@ -147,7 +147,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     long started = System.nanoTime();
     Decision decided = evaluator.decide(policy, state, seen, now, random(instance, state));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
-    Optional<Duration> held = decided.start().flatMap(Decision.PodStart::releasedBy).flatMap(dependency ->
+    Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency ->
         policy.dependency(dependency).flatMap(d -> releases.hold(ns + "/" + resolver.reference(instance)
             .map(ResourceID::getName).orElse("") + "/" + dependency, d.releaseRate(), settings.clock().instant())));
     if (held.isPresent()) {

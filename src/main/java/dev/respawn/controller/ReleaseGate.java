@@ -19,6 +19,16 @@ final class ReleaseGate {
   private final Map<String, Instant> nextSlot = new ConcurrentHashMap<>();
 
   /**
+   * The dependency whose release creates this decision's pod, if it does. Only a pod to create takes a slot:
+   * a start whose pod exists already (its status is written now, once the run ran) was counted when it
+   * was made, and holding it back would only hold back its status.
+   */
+  static Optional<String> releasing(dev.respawn.policy.Decision decision) {
+    return decision.start().filter(x -> !decision.startsExisting())
+        .flatMap(dev.respawn.policy.Decision.PodStart::releasedBy);
+  }
+
+  /**
    * Takes the next slot of {@code dependency} if it has come; otherwise how long until it comes.
    *
    * @param releaseRate releases per second, > 0

@@ -2,8 +2,13 @@ package dev.respawn.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.Decision.PodStart;
+import dev.respawn.policy.InstanceState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ReleaseGateTest {
@@ -24,5 +29,18 @@ class ReleaseGateTest {
     for (int k = 2; k < 10; k++) {
       assertThat(gate.hold("agents/other/model-api", 2, T0.plusMillis(500L * k))).isEmpty();
     }
+  }
+
+  static Decision start(boolean existing) {
+    PodStart start = new PodStart(2, "coder-2", 0, Optional.empty(), Optional.empty(), Optional.of("model-api"));
+    return new Decision(new InstanceState(), List.of(), Optional.of(start), false, false, existing, null,
+        Optional.empty(), List.of(), 0, Optional.empty(), new Decision.Liveness(false, "PodNotRunning", ""));
+  }
+
+  @Test
+  void onlyAPodToCreateTakesASlotOfTheRelease() {
+    assertThat(ReleaseGate.releasing(start(false))).contains("model-api");
+    // its pod exists (made in its turn): what is left is writing its status, which must not wait a slot
+    assertThat(ReleaseGate.releasing(start(true))).isEmpty();
   }
 }
