@@ -839,15 +839,21 @@ class RestartEvaluatorTest {
       return s;
     }
 
+    /** openDuration after it opened, the circuit goes HalfOpen with coder as its probe. */
+    DependencyCircuit halfOpen(AgentSim s, java.time.Instant opened) {
+      s.now = opened.plusSeconds(30);
+      DependencyCircuit c = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened,
+          opened.plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
+      s.dependencies.put("model-api", c);
+      return c;
+    }
+
     @Test
     void aProbeThatExitsCleanlyWaitsForNothingAndTheCircuitPicksAnotherProbe() {
       java.time.Instant[] opened = new java.time.Instant[1];
       AgentSim s = waiting(opened);
       InstanceState other = s.state.copy(); // another instance, waiting the same way
-      s.now = opened[0].plusSeconds(30);
-      DependencyCircuit halfOpen = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
-          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
-      s.dependencies.put("model-api", halfOpen);
+      DependencyCircuit halfOpen = halfOpen(s, opened[0]);
       assertThat(s.reconcile().start()).as("the probe runs").isPresent();
       s.running();
       s.advance(Duration.ofSeconds(5));
@@ -873,9 +879,7 @@ class RestartEvaluatorTest {
     void aProbeHealthyForResetAfterIsOneSuccessOneNotice() {
       java.time.Instant[] opened = new java.time.Instant[1];
       AgentSim s = waiting(opened);
-      s.now = opened[0].plusSeconds(30);
-      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
-          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3));
+      halfOpen(s, opened[0]);
       s.reconcile();
       s.running();
       s.now = s.state.runStartedAt.plus(s.policy.resetAfter());
@@ -902,10 +906,7 @@ class RestartEvaluatorTest {
     void aProbeRestartedByHandStaysTheProbeAndProvesNothingYet() {
       java.time.Instant[] opened = new java.time.Instant[1];
       AgentSim s = waiting(opened);
-      s.now = opened[0].plusSeconds(30);
-      DependencyCircuit halfOpen = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
-          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
-      s.dependencies.put("model-api", halfOpen);
+      DependencyCircuit halfOpen = halfOpen(s, opened[0]);
       s.reconcile();
       s.running();
       s.advance(Duration.ofSeconds(2));
@@ -925,10 +926,7 @@ class RestartEvaluatorTest {
     void aProbeWhoseStartWasRefusedAndThatIsRestartedByHandStartsAsTheProbe() {
       java.time.Instant[] opened = new java.time.Instant[1];
       AgentSim s = waiting(opened);
-      s.now = opened[0].plusSeconds(30);
-      DependencyCircuit halfOpen = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
-          opened[0].plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
-      s.dependencies.put("model-api", halfOpen);
+      DependencyCircuit halfOpen = halfOpen(s, opened[0]);
       refused(s); // its probe run's pod was refused: it waits for the retry, still CircuitOpen
       assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
       s.now = s.now.plusMillis(100);
