@@ -1113,7 +1113,7 @@ class RestartEvaluatorTest {
 
     @Test
     void aRefusedTrialRunStaysAWaitForTheCircuit() {
-      AgentSim s = sim(circuit(Specs.spec(), 1, "10m", "5s", false)).started(); // a bound before QUIET_START
+      AgentSim s = sim(circuit(Specs.spec(), 1, "10m", "1m", false)).started();
       s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
       s.now = s.state.nextRestartAt;
