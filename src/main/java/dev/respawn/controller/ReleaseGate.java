@@ -1,5 +1,6 @@
 package dev.respawn.controller;
 
+import dev.respawn.policy.Decision;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -23,9 +24,8 @@ final class ReleaseGate {
    * a start whose pod exists already (its status is written now, once the run ran) was counted when it
    * was made, and holding it back would only hold back its status.
    */
-  static Optional<String> releasing(dev.respawn.policy.Decision decision) {
-    return decision.start().filter(x -> !decision.startsExisting())
-        .flatMap(dev.respawn.policy.Decision.PodStart::releasedBy);
+  static Optional<String> releasing(Decision decision) {
+    return decision.start().filter(x -> !decision.startsExisting()).flatMap(Decision.PodStart::releasedBy);
   }
 
   /**

@@ -120,7 +120,8 @@ final class OperatorActions {
     String reason = r.reason() != null ? r.reason() : "resume requested";
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Resume, reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
         cls));
-    d.decided(DecisionAction.Restart, ReasonCode.RESUMED, d.sequenceMaxAttempts(), Duration.ZERO, cls, checkpoint != null, 0, "operator");
+    d.decided(DecisionAction.Restart, ReasonCode.RESUMED, d.sequenceMaxAttempts(), Duration.ZERO, cls,
+        checkpoint != null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Resume requested (" + r.id() + "): new lifecycle, restarting now"
         + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
     return true;
