@@ -149,7 +149,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency ->
         policy.dependency(dependency).flatMap(d -> releases.hold(ns + "/" + resolver.reference(instance)
-            .map(ResourceID::getName).orElse("") + "/" + dependency, d.releaseRate(), settings.clock().instant())));
+            .map(ResourceID::getName).orElse("") + "/" + dependency, d.releaseSpacing(), settings.clock().instant())));
     if (held.isPresent()) {
       // its turn of the release came while others' still start: it waits for its slot, nothing is written
       return UpdateControl.<AgentInstance>noUpdate().rescheduleAfter(held.get().plusMillis(1));

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Keeps the release of a shared dependency's waiting instances (api.md §11) to its {@code releaseRate}
  * as the API server sees the pods appear, not only as the release order schedules them: when the operator
  * falls behind (a slow API server, a pause) and several scheduled turns come due at once, their starts
- * still leave at most one per {@code 1 / releaseRate}. In memory, per policy and dependency; an instance
+ * still leave at most one per release slot ({@link dev.respawn.policy.DependencySettings#releaseSpacing()}). In memory, per policy and dependency; an instance
  * held back is reconciled again when its slot comes (its decision is not executed meanwhile, so nothing of
  * it is written or told). A new operator process starts with an open gate. One entry per policy and
  * dependency that ever released, kept for the process's life (a few bytes each).
@@ -31,10 +31,9 @@ final class ReleaseGate {
   /**
    * Takes the next slot of {@code dependency} if it has come; otherwise how long until it comes.
    *
-   * @param releaseRate releases per second, > 0
+   * @param spacing the time between two releases
    */
-  Optional<Duration> hold(String dependency, double releaseRate, Instant now) {
-    Duration spacing = Duration.ofNanos((long) Math.ceil(1_000_000_000d / releaseRate));
+  Optional<Duration> hold(String dependency, Duration spacing, Instant now) {
     Instant[] wait = {null};
     nextSlot.compute(dependency, (key, slot) -> {
       if (slot == null || !now.isBefore(slot)) {

@@ -111,9 +111,10 @@ class DependencyCircuitTest {
     assertThat(closed.closedAt()).isEqualTo(t(40));
     assertThat(closed.releaseOrder()).containsExactly("f", "e", "d");
     assertThat(closed.release(MODEL_API, "f", T0, t(40)).at()).contains(t(40));
-    assertThat(closed.release(MODEL_API, "e", T0, t(40)).at()).contains(t(40).plusMillis(200));
-    assertThat(closed.release(MODEL_API, "d", T0, t(40)).now()).isFalse();
-    assertThat(closed.release(MODEL_API, "d", T0, t(40).plusMillis(400)).now()).isTrue();
+    // 5 per second, in slots 5 % wider than 200 ms
+    assertThat(closed.release(MODEL_API, "e", T0, t(40)).at()).contains(t(40).plusMillis(210));
+    assertThat(closed.release(MODEL_API, "d", T0, t(40).plusMillis(419)).now()).isFalse();
+    assertThat(closed.release(MODEL_API, "d", T0, t(40).plusMillis(420)).now()).isTrue();
     // once every release time passed, the order is forgotten
     Step later = advance(closed, List.of(), List.of(), t(41));
     assertThat(later.next().releaseOrder()).isEmpty();
@@ -191,6 +192,11 @@ class DependencyCircuitTest {
         Instant before = s.releaseAt(c.closedAt(), i - 1);
         assertThat(Duration.between(before, s.releaseAt(c.closedAt(), i)))
             .isGreaterThanOrEqualTo(Duration.ofNanos(1_000_000_000L / rate));
+        // no closed window of one second holds more than releaseRate releases
+        if (i >= rate) {
+          assertThat(Duration.between(s.releaseAt(c.closedAt(), i - rate), s.releaseAt(c.closedAt(), i)))
+              .isGreaterThan(Duration.ofSeconds(1));
+        }
       }
       now = now.plusSeconds(20);
     }

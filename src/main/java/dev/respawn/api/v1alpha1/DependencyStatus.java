@@ -28,7 +28,8 @@ public class DependencyStatus {
   @JsonPropertyDescription("When the state last changed.")
   public String lastTransitionTime;
   @JsonPropertyDescription("The waiting instances in the order they are released after closing: the i-th (from 0) "
-      + "at closedAt + i / releaseRate seconds.")
+      + "at closedAt + i * 1.05 / releaseRate seconds (slots 5 % wider than 1 / releaseRate, so that no second "
+      + "holds more than releaseRate of them).")
   public List<String> releaseOrder;
   @JsonPropertyDescription("The latest blamed failure of each instance blamed within the window (at most "
       + "failureThreshold of them): what opens the circuit.")
