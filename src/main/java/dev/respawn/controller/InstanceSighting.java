@@ -48,7 +48,11 @@ final class InstanceSighting {
     Optional<LeaseView> view = Optional.ofNullable(HeartbeatLeases.view(lease,
         lease == null ? null : renewals.seenAt(lease)));
     String holder = HeartbeatLeases.holder(lease);
-    if (lease != null && state.currentPod != null && !state.currentPod.equals(holder)) {
+    String renewer = holder;
+    // the next run, whose start status does not show yet (Decision.deferStatus): its renewals are its own
+    boolean nextRunRenewed = facts.stream().anyMatch(p -> p.name().equals(renewer) && p.run() == state.run + 1
+        && p.controlledBy(instance.getMetadata().getUid()));
+    if (lease != null && state.currentPod != null && !state.currentPod.equals(holder) && !nextRunRenewed) {
       // another pod renewed last: ignored (api.md §5), the current run keeps the heartbeat it left
       Optional<LeaseView> left = renewals.leftBy(lease, state.currentPod);
       if (left.isPresent()) {

@@ -113,13 +113,18 @@ public final class RestartEvaluator {
 
   /**
    * A restart that is all a decision changed need not be written yet (api.md §12): the next run's pod
-   * carries it (see {@link RunObserver}) until the run gives a user something to act on: it runs, it
-   * cannot start (a waiting reason), or it ends; or for {@link #QUIET_START} at most, after which status
-   * shows the run Starting, so that it never shows a wait that is over for long.
+   * carries it (see {@link RunObserver}) until the run gives a user something to act on: it runs (with
+   * heartbeats required: its agent renewed the Lease, so that Running and Ready are one write, not two
+   * a moment apart), it cannot start (a waiting reason), or it ends; or for {@link #QUIET_START} at most,
+   * after which status shows the run Starting, or Running and waiting for its first heartbeat, so that it
+   * never shows a wait that is over for long.
    */
   private static boolean awaitingFirstSign(DecisionDraft d) {
     String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
-    if (d.state.phase != Phase.Starting || !LivenessGate.POD_NOT_RUNNING.equals(reason)) {
+    boolean notRunning = d.state.phase == Phase.Starting && LivenessGate.POD_NOT_RUNNING.equals(reason);
+    boolean noHeartbeatYet = d.state.phase == Phase.Running && LivenessGate.STALE.equals(reason)
+        && LivenessGate.lastSeen(d.obs.lease().orElse(null)) == null;
+    if (!notRunning && !noHeartbeatYet) {
       return false;
     }
     Instant made = d.startsExisting ? d.currentPod().map(PodView::createdAt).orElse(d.now) : d.now;

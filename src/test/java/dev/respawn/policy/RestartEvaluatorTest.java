@@ -529,6 +529,54 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void withHeartbeatsARestartIsWrittenOnceItsAgentRenewsRunningAndReadyInOneWrite() {
+      AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m")).started();
+      s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
+      s.reconcile();
+      s.exit(1);
+      InstanceState waiting = s.state.copy();
+      s.now = s.state.nextRestartAt;
+      Instant created = s.now;
+      assertThat(s.reconcile().deferStatus()).isTrue();
+      s.state = waiting; // what status still says: the start was not written
+      s.advance(Duration.ofSeconds(2));
+      Decision running = s.running();
+      assertThat(running.startsExisting()).isTrue();
+      assertThat(running.state().phase).isEqualTo(Phase.Running);
+      assertThat(running.deferStatus()).as("running, but its agent has not renewed yet: not Ready").isTrue();
+      assertThat(running.wakeAt()).contains(created.plus(RestartEvaluator.QUIET_START));
+      s.state = waiting;
+      s.advance(Duration.ofSeconds(1));
+      s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
+      Decision ready = s.reconcile();
+      assertThat(ready.deferStatus()).as("Running and Ready: one write").isFalse();
+      assertThat(ready.state().phase).isEqualTo(Phase.Running);
+      assertThat(ready.state().run).isEqualTo(2);
+      assertThat(ready.liveness().ready()).isTrue();
+    }
+
+    @Test
+    void withHeartbeatsARunThatDoesNotRenewWithinTheQuietStartIsShownRunningAndWaitingForIt() {
+      AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m")).started();
+      s.exit(1);
+      InstanceState waiting = s.state.copy();
+      s.now = s.state.nextRestartAt;
+      Instant created = s.now;
+      s.reconcile();
+      s.state = waiting;
+      s.advance(Duration.ofSeconds(1));
+      assertThat(s.running().deferStatus()).isTrue();
+      s.state = waiting;
+      s.now = created.plus(RestartEvaluator.QUIET_START);
+      Decision shown = s.reconcile();
+      assertThat(shown.deferStatus()).isFalse();
+      assertThat(shown.state().phase).isEqualTo(Phase.Running);
+      assertThat(shown.liveness().ready()).isFalse();
+      assertThat(shown.liveness().reason()).isEqualTo(LivenessGate.STALE);
+      assertThat(shown.liveness().message()).startsWith("waiting for the first heartbeat");
+    }
+
+    @Test
     void efMaxRetriesIsRespectedWithoutAnExtraAttempt() {
       AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
       for (int i = 1; i <= 3; i++) {
