@@ -75,16 +75,22 @@ public final class RestartEvaluator {
     if (!d.endRun) {
       observeRun(d, pod);
     }
-    boolean unchanged = s.equals(o.state()) && d.notices.isEmpty();
-    if (DependencyWait.mayStart(d) && mayStartRun && RunStart.startIfDue(d)) {
+    boolean mayStart = DependencyWait.mayStart(d);
+    // what status says (the draft's state is the observed copy of it): a start that changes nothing else
+    boolean unchanged = s.equals(current) && d.notices.isEmpty();
+    if (mayStart && mayStartRun && RunStart.startIfDue(d)) {
       DependencyWait.started(d);
+      Instant made = d.now;
       if (d.startsExisting) {
         d.switchToNextRun(seen);
         observeRun(d, d.currentPod());
+        made = d.currentPod().map(PodView::createdAt).orElse(d.now);
       } else {
         lookAgainUnseen(d);
       }
-      d.deferStatus = unchanged && s.run > 1 && d.reasonCode == null && awaitingFirstSign(d);
+      d.deferStatus = unchanged && s.run > 1 && d.reasonCode == null && awaitingFirstSign(d, made);
+    } else if (d.notices.isEmpty() && d.reasonCode == null && onlyNowRunning(current, s)) {
+      d.deferStatus = d.currentPod().map(p -> awaitingFirstSign(d, p.createdAt())).orElse(false);
     }
     if (s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen) {
       d.wakeAt(s.nextRestartAt);
@@ -119,21 +125,51 @@ public final class RestartEvaluator {
    * after which status shows the run Starting, or Running and waiting for its first heartbeat, so that it
    * never shows a wait that is over for long.
    */
-  private static boolean awaitingFirstSign(DecisionDraft d) {
+  private static boolean awaitingFirstSign(DecisionDraft d, Instant made) {
     String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
-    boolean notRunning = d.state.phase == Phase.Starting && LivenessGate.POD_NOT_RUNNING.equals(reason);
-    boolean noHeartbeatYet = d.state.phase == Phase.Running && LivenessGate.STALE.equals(reason)
-        && LivenessGate.lastSeen(d.obs.lease().orElse(null)) == null;
-    if (!notRunning && !noHeartbeatYet) {
+    Instant shown = (made == null ? d.now : made).plus(QUIET_START);
+    if (d.state.phase == Phase.Running) {
+      Optional<Instant> renewalDue = firstRenewalDue(d, reason);
+      if (renewalDue.isEmpty()) {
+        return false;
+      }
+      shown = renewalDue.get().isBefore(shown) ? renewalDue.get() : shown;
+    } else if (d.state.phase != Phase.Starting || !LivenessGate.POD_NOT_RUNNING.equals(reason)) {
       return false;
     }
-    Instant made = d.startsExisting ? d.currentPod().map(PodView::createdAt).orElse(d.now) : d.now;
-    Instant shown = made.plus(QUIET_START);
     if (!d.now.isBefore(shown)) {
       return false;
     }
     d.wakeAt(shown);
     return true;
+  }
+
+  /**
+   * A run that runs while its agent has not renewed the Lease yet, with heartbeats required: until when its
+   * status may wait for that first renewal. Half its startup grace from the pod's start, so that status shows
+   * it Running well before a run that never renews ends stale.
+   */
+  private static Optional<Instant> firstRenewalDue(DecisionDraft d, String reason) {
+    Optional<Duration> timeout = d.policy.heartbeat().timeout();
+    Optional<PodView> pod = d.currentPod();
+    if (timeout.isEmpty() || pod.isEmpty() || !LivenessGate.STALE.equals(reason)
+        || LivenessGate.lastSeen(d.obs.lease().orElse(null)) != null) {
+      return Optional.empty();
+    }
+    Instant started = pod.get().startedAt() != null ? pod.get().startedAt() : pod.get().createdAt();
+    Duration grace = d.policy.heartbeat().startupGrace().orElse(timeout.get());
+    return Optional.ofNullable(started).map(t -> t.plus(grace.dividedBy(2)));
+  }
+
+  /** The decision only saw the current run start running: Starting -> Running, nothing else. */
+  private static boolean onlyNowRunning(InstanceState before, InstanceState after) {
+    if (before.phase != Phase.Starting || after.phase != Phase.Running) {
+      return false;
+    }
+    InstanceState running = before.copy();
+    running.phase = Phase.Running;
+    running.runStartedAt = after.runStartedAt;
+    return running.equals(after);
   }
 
   /**

@@ -131,6 +131,24 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void withHeartbeatsAnImmediateRestartCostsFourWritesAndOneEvent() {
+    f.policy("now", "backoff: {type: Immediate}\nresetAfter: 30m\nheartbeat: {timeout: 2s}");
+    f.kubelet.script("quick", Run.exit(1).after(Duration.ofMillis(1500)).heartbeat(Duration.ofMillis(100)),
+        Run.runForever().heartbeat(Duration.ofMillis(100)).startAfter(Duration.ofMillis(300)));
+    f.instance("quick", "now");
+    f.awaitInstance("quick", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.api.requests().clear();
+    f.awaitInstance("quick", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("quick-1") == null);
+    f.holdsFor(Duration.ofMillis(500), () -> f.operatorWrites().size(), n -> n <= 5);
+    // the failure and its restart (Starting), the pod, the new run Running and Ready, the finished pod deleted
+    assertThat(f.operatorWrites()).filteredOn(w -> !w.resource().startsWith("events"))
+        .extracting(RequestLog.Request::key).containsExactlyInAnyOrder("PATCH agentinstances.respawn.dev/status",
+            "POST pods", "PATCH agentinstances.respawn.dev/status", "DELETE pods");
+    assertThat(f.operatorWrites()).filteredOn(w -> w.resource().startsWith("events")).hasSize(1);
+  }
+
+  @Test
   void withHeartbeatsTheNewRunIsWrittenOnceRunningAndReady() {
     f.policy("hb", HEARTBEATS);
     f.kubelet.script("beating", Run.exit(1).after(Duration.ofMillis(1500)).heartbeat(Duration.ofMillis(100)),

@@ -147,8 +147,8 @@ class HeartbeatScenarioTest extends MockClusterScenario {
     f.kubelet.stopHeartbeats();
     java.time.Instant stopped = java.time.Instant.now();
     f.client.leases().inNamespace(OperatorFixture.NS).withName("kept").delete();
-    // the run's first failure (the next run never renews: status may show it only once that run failed too)
-    AgentInstance next = f.awaitInstance("kept", i -> i.getStatus().lastFailure != null);
+    AgentInstance next = f.awaitInstance("kept", i -> i.getStatus().run != null && i.getStatus().run >= 2
+        && i.getStatus().lastFailure != null);
     assertThat(next.getStatus().lastFailure.pod).isEqualTo("kept-1");
     assertThat(next.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.Timeout);
     // the last renewal came at most one period (200 ms) before the stop

@@ -577,6 +577,58 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void withHeartbeatsAnImmediateRestartsRunIsWrittenRunningAndReadyInOneWrite() {
+      AgentSim s = sim(Specs.heartbeat(backoff("Immediate", "1s", 2.0, "10s"), "30s", "2m"))
+          .started();
+      Decision failed = s.exit(1);
+      assertThat(failed.start()).as("the failure and its Immediate restart: one decision, one write").isPresent();
+      assertThat(failed.deferStatus()).isFalse();
+      InstanceState starting = s.state.copy();
+      assertThat(starting.phase).isEqualTo(Phase.Starting);
+      Instant created = s.now;
+      s.advance(Duration.ofSeconds(1));
+      Decision running = s.running();
+      assertThat(running.state().phase).isEqualTo(Phase.Running);
+      assertThat(running.deferStatus()).as("running, its agent has not renewed yet").isTrue();
+      assertThat(running.wakeAt()).contains(created.plus(RestartEvaluator.QUIET_START));
+      s.state = starting; // not written
+      s.advance(Duration.ofSeconds(1));
+      s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
+      Decision ready = s.reconcile();
+      assertThat(ready.deferStatus()).isFalse();
+      assertThat(ready.state().phase).isEqualTo(Phase.Running);
+      assertThat(ready.liveness().ready()).isTrue();
+    }
+
+    @Test
+    void aRunThatDoesNotRenewIsShownRunningHalfItsStartupGraceAfterItsStartWellBeforeItEndsStale() {
+      AgentSim s = sim(Specs.heartbeat(backoff("Immediate", "1s", 2.0, "10s"), "30s", "4s"))
+          .started();
+      s.exit(1);
+      InstanceState starting = s.state.copy();
+      Decision running = s.running(); // the pod starts now
+      Instant started = s.now;
+      assertThat(running.deferStatus()).isTrue();
+      assertThat(running.wakeAt()).contains(started.plusSeconds(2));
+      s.state = starting;
+      s.now = started.plusSeconds(2);
+      Decision shown = s.reconcile();
+      assertThat(shown.deferStatus()).isFalse();
+      assertThat(shown.state().phase).isEqualTo(Phase.Running);
+      assertThat(shown.liveness().reason()).isEqualTo(LivenessGate.STALE);
+    }
+
+    @Test
+    void withoutHeartbeatsARunIsWrittenAsSoonAsItRuns() {
+      AgentSim s = sim(backoff("Immediate", "1s", 2.0, "10s")).started();
+      s.exit(1);
+      s.advance(Duration.ofSeconds(1));
+      Decision running = s.running();
+      assertThat(running.state().phase).isEqualTo(Phase.Running);
+      assertThat(running.deferStatus()).isFalse();
+    }
+
+    @Test
     void efMaxRetriesIsRespectedWithoutAnExtraAttempt() {
       AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
       for (int i = 1; i <= 3; i++) {
