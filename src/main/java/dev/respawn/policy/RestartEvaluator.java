@@ -145,9 +145,15 @@ public final class RestartEvaluator {
   }
 
   /**
+   * How long after its pod's start a run's status may wait for its agent's first renewal (an agent renews
+   * as it starts: a second or two); never more than half the startup grace, so that status shows a run that
+   * never renews Running well before it ends stale.
+   */
+  public static final Duration FIRST_RENEWAL = Duration.ofSeconds(3);
+
+  /**
    * A run that runs while its agent has not renewed the Lease yet, with heartbeats required: until when its
-   * status may wait for that first renewal. Half its startup grace from the pod's start, so that status shows
-   * it Running well before a run that never renews ends stale.
+   * status may wait for that first renewal ({@link #FIRST_RENEWAL}).
    */
   private static Optional<Instant> firstRenewalDue(DecisionDraft d, String reason) {
     Optional<Duration> timeout = d.policy.heartbeat().timeout();
@@ -157,8 +163,8 @@ public final class RestartEvaluator {
       return Optional.empty();
     }
     Instant started = pod.get().startedAt() != null ? pod.get().startedAt() : pod.get().createdAt();
-    Duration grace = d.policy.heartbeat().startupGrace().orElse(timeout.get());
-    return Optional.ofNullable(started).map(t -> t.plus(grace.dividedBy(2)));
+    Duration half = d.policy.heartbeat().startupGrace().orElse(timeout.get()).dividedBy(2);
+    return Optional.ofNullable(started).map(t -> t.plus(half.compareTo(FIRST_RENEWAL) < 0 ? half : FIRST_RENEWAL));
   }
 
   /** The decision only saw the current run start running: Starting -> Running, nothing else. */

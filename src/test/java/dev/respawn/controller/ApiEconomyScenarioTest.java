@@ -132,7 +132,7 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
 
   @Test
   void withHeartbeatsAnImmediateRestartCostsFourWritesAndOneEvent() {
-    f.policy("now", "backoff: {type: Immediate}\nresetAfter: 30m\nheartbeat: {timeout: 2s}");
+    f.policy("now", "backoff: {type: Immediate}\nresetAfter: 30m\nheartbeat: {timeout: 10s}");
     f.kubelet.script("quick", Run.exit(1).after(Duration.ofMillis(1500)).heartbeat(Duration.ofMillis(100)),
         Run.runForever().heartbeat(Duration.ofMillis(100)).startAfter(Duration.ofMillis(300)));
     f.instance("quick", "now");

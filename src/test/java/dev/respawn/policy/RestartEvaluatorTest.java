@@ -536,7 +536,6 @@ class RestartEvaluatorTest {
       s.exit(1);
       InstanceState waiting = s.state.copy();
       s.now = s.state.nextRestartAt;
-      Instant created = s.now;
       assertThat(s.reconcile().deferStatus()).isTrue();
       s.state = waiting; // what status still says: the start was not written
       s.advance(Duration.ofSeconds(2));
@@ -544,7 +543,7 @@ class RestartEvaluatorTest {
       assertThat(running.startsExisting()).isTrue();
       assertThat(running.state().phase).isEqualTo(Phase.Running);
       assertThat(running.deferStatus()).as("running, but its agent has not renewed yet: not Ready").isTrue();
-      assertThat(running.wakeAt()).contains(created.plus(RestartEvaluator.QUIET_START));
+      assertThat(running.wakeAt()).contains(s.now.plus(RestartEvaluator.FIRST_RENEWAL));
       s.state = waiting;
       s.advance(Duration.ofSeconds(1));
       s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
@@ -556,18 +555,21 @@ class RestartEvaluatorTest {
     }
 
     @Test
-    void withHeartbeatsARunThatDoesNotRenewWithinTheQuietStartIsShownRunningAndWaitingForIt() {
+    void withHeartbeatsARunThatDoesNotRenewSoonAfterItsStartIsShownRunningAndWaitingForIt() {
       AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m")).started();
       s.exit(1);
       InstanceState waiting = s.state.copy();
       s.now = s.state.nextRestartAt;
-      Instant created = s.now;
       s.reconcile();
       s.state = waiting;
       s.advance(Duration.ofSeconds(1));
       assertThat(s.running().deferStatus()).isTrue();
+      Instant started = s.now;
       s.state = waiting;
-      s.now = created.plus(RestartEvaluator.QUIET_START);
+      s.now = started.plus(RestartEvaluator.FIRST_RENEWAL).minusMillis(1);
+      assertThat(s.reconcile().deferStatus()).isTrue();
+      s.state = waiting;
+      s.now = started.plus(RestartEvaluator.FIRST_RENEWAL);
       Decision shown = s.reconcile();
       assertThat(shown.deferStatus()).isFalse();
       assertThat(shown.state().phase).isEqualTo(Phase.Running);
@@ -585,12 +587,12 @@ class RestartEvaluatorTest {
       assertThat(failed.deferStatus()).isFalse();
       InstanceState starting = s.state.copy();
       assertThat(starting.phase).isEqualTo(Phase.Starting);
-      Instant created = s.now;
       s.advance(Duration.ofSeconds(1));
       Decision running = s.running();
       assertThat(running.state().phase).isEqualTo(Phase.Running);
       assertThat(running.deferStatus()).as("running, its agent has not renewed yet").isTrue();
-      assertThat(running.wakeAt()).contains(created.plus(RestartEvaluator.QUIET_START));
+      assertThat(running.wakeAt()).as("a few seconds for the first renewal")
+          .contains(s.now.plus(RestartEvaluator.FIRST_RENEWAL));
       s.state = starting; // not written
       s.advance(Duration.ofSeconds(1));
       s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
