@@ -27,7 +27,7 @@ final class Times {
       BigDecimal nanos = new BigDecimal(t).movePointRight(9);
       return Instant.EPOCH.plusNanos(nanos.longValue());
     }
-    Instant parsed = parse(t);
+    Instant parsed = parse(withT(t));
     if (parsed != null) {
       return parsed;
     }
@@ -39,9 +39,20 @@ final class Times {
     }
   }
 
-  /** Unix seconds with milliseconds, as the seed's restart marker has them. */
-  static double epochSeconds(Instant t) {
-    return t.toEpochMilli() / 1000.0;
+  /**
+   * RFC 3339 with a space between date and time, as {@code date --rfc-3339=seconds} prints it (RFC 3339 §5.6 NOTE
+   * allows it), read as the same time with a "T".
+   */
+  private static String withT(String text) {
+    return text.replaceFirst("^([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9])", "$1T$2");
+  }
+
+  /**
+   * Unix seconds with milliseconds, as the seed's restart marker has them; a decimal with three places, never an
+   * exponent, which a double's 1.795257000250E9 would have in YAML (and YAML 1.1 parsers read that as a string).
+   */
+  static BigDecimal epochSeconds(Instant t) {
+    return BigDecimal.valueOf(t.toEpochMilli(), 3);
   }
 
   /** Whole seconds from {@code now} until {@code then}, rounded up; 0 when past. */

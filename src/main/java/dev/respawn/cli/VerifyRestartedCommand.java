@@ -3,9 +3,11 @@ package dev.respawn.cli;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.RestartRecord;
+import dev.respawn.api.v1alpha1.RunRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -36,34 +38,36 @@ final class VerifyRestartedCommand extends PluginCommand {
     }
     AgentInstance instance = cluster.instance(name);
     AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
-    RestartRecord last = st.lastRestart;
-    Instant started = last == null ? null : Times.parse(last.startedAt);
-    boolean restarted = started != null && started.isAfter(after);
+    RestartRecord confirmed = restartAfter(st, after);
+    boolean restarted = confirmed != null;
+    RestartRecord record = restarted ? confirmed : st.lastRestart;
+    Instant started = record == null ? null : Times.parse(record.startedAt);
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("restarted", restarted);
     d.put("agent_id", name);
     d.put("namespace", cluster.namespace);
     d.put("since", after.toString());
     d.put("restart_timestamp", started == null ? null : Times.epochSeconds(started));
-    d.put("iso_time", last == null ? null : last.startedAt);
+    d.put("iso_time", record == null ? null : record.startedAt);
     d.put("time_since_restart", started == null ? null : Duration.between(started, now).toMillis() / 1000.0);
-    d.put("previous_pod", last == null ? null : last.previousPod);
-    d.put("pod", last == null ? null : last.pod);
-    d.put("kind", last == null ? null : last.kind);
-    d.put("reason", last == null ? null : last.reason);
-    d.put("request_id", last == null || last.requestId == null || last.requestId.isEmpty() ? null : last.requestId);
-    d.put("last_restart", last);
+    d.put("previous_pod", record == null ? null : record.previousPod);
+    d.put("pod", record == null ? null : record.pod);
+    d.put("kind", record == null ? null : record.kind);
+    d.put("reason", record == null ? null : record.reason);
+    d.put("request_id", record == null || record.requestId == null || record.requestId.isEmpty() ? null
+        : record.requestId);
+    d.put("last_restart", st.lastRestart);
     if (restarted) {
-      d.put("message", "Restart confirmed: pod " + last.pod + " started at " + last.startedAt);
+      d.put("message", "Restart confirmed: pod " + record.pod + " started at " + record.startedAt);
       print(d, () -> Table.fields(new String[][] {
           {"Restarted", "yes, after " + after},
-          {"Kind", last.kind},
-          {"Reason", last.reason},
-          {"Previous pod", last.previousPod},
-          {"Pod", last.pod},
-          {"Requested at", last.requestedAt},
-          {"Started at", last.startedAt},
-          {"Request id", last.requestId}}));
+          {"Kind", record.kind},
+          {"Reason", record.reason},
+          {"Previous pod", record.previousPod},
+          {"Pod", record.pod},
+          {"Requested at", record.requestedAt},
+          {"Started at", record.startedAt},
+          {"Request id", record.requestId}}));
       return 0;
     }
     String why = notRestartedBecause(instance, st, after, now);
@@ -72,6 +76,47 @@ final class VerifyRestartedCommand extends PluginCommand {
       print(d, () -> "");
     }
     return fail(why, 1);
+  }
+
+  /**
+   * The restart of a run that started after {@code after}: the last restart's; or, when that run failed again and
+   * the next failure's decision already replaced status.lastRestart with a pending restart, the latest run after it
+   * (the current run, or one in status.history), described from the history. Null when no run started after it.
+   */
+  static RestartRecord restartAfter(AgentInstanceStatus st, Instant after) {
+    if (st.lastRestart != null && startedAfter(st.lastRestart.startedAt, after)) {
+      return st.lastRestart;
+    }
+    List<RunRecord> history = st.history == null ? List.of() : st.history;
+    // runStartedAt is the current run's start while it runs (cleared when it ends)
+    if (st.run != null && st.run > 1 && startedAfter(st.runStartedAt, after)) {
+      return restartOf(st.run, st.currentPod, st.runStartedAt, history);
+    }
+    for (int i = history.size() - 1; i >= 0; i--) {
+      RunRecord run = history.get(i);
+      // run 1 is the first start, not a restart
+      if (run.run != null && run.run > 1 && startedAfter(run.startedAt, after)) {
+        return restartOf(run.run, run.pod, run.startedAt, history);
+      }
+    }
+    return null;
+  }
+
+  private static boolean startedAfter(String startedAt, Instant after) {
+    Instant started = Times.parse(startedAt);
+    return started != null && started.isAfter(after);
+  }
+
+  /** A restart record of run {@code run} as the history tells it: the run before it and why that one ended. */
+  private static RestartRecord restartOf(int run, String pod, String startedAt, List<RunRecord> history) {
+    RestartRecord r = new RestartRecord();
+    r.pod = pod;
+    r.startedAt = startedAt;
+    history.stream().filter(h -> h.run != null && h.run == run - 1).findFirst().ifPresent(previous -> {
+      r.previousPod = previous.pod;
+      r.reason = previous.reasonCode;
+    });
+    return r;
   }
 
   /** Why a request id that is not the last handled one did nothing: pending, or acted on before (a revert). */

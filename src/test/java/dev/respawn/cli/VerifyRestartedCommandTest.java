@@ -34,6 +34,23 @@ class VerifyRestartedCommandTest {
         lastRestart: {kind: Failure, reason: "exit 1", previousPod: waiting-1, requestedAt: "2026-11-21T10:34:50Z"}
         """);
     Instances.create(API.client(), NS, "never", null, "{phase: Running, run: 1, currentPod: never-1}");
+    // restarted by hand at 10:30 (run 2 started), then run 2 failed at 10:34:50: the next restart is pending and
+    // its decision replaced lastRestart
+    Instances.create(API.client(), NS, "refailed", null, """
+        phase: Backoff
+        run: 2
+        currentPod: refailed-2
+        attempt: 1
+        nextRestartAt: "2026-11-21T10:35:20Z"
+        lastRestart: {kind: Failure, reason: "ToolFailure/UnhandledException exit 1 Error", previousPod: refailed-2,
+                      requestedAt: "2026-11-21T10:34:50Z", requestId: ""}
+        handledRequests: {restart: cli-1}
+        history:
+        - {run: 1, pod: refailed-1, startedAt: "2026-11-21T10:20:00Z", endedAt: "2026-11-21T10:30:00Z",
+           outcome: Restarted, reasonCode: manual_restart}
+        - {run: 2, pod: refailed-2, startedAt: "2026-11-21T10:30:00.250Z", endedAt: "2026-11-21T10:34:50Z",
+           outcome: Failure, class: ToolFailure, exitCode: 1, reasonCode: restart_scheduled}
+        """);
   }
 
   static Cli.Result verify(String name, String since, String... more) {
@@ -62,6 +79,41 @@ class VerifyRestartedCommandTest {
     assertThat(j.get("time_since_restart").asDouble()).isEqualTo(299.75);
     assertThat(j.get("last_restart").get("requestId").asText()).isEqualTo("cli-1");
     assertThat(j.get("last_restart").get("startedAt").asText()).isEqualTo("2026-11-21T10:30:00.250Z");
+  }
+
+  @Test
+  void aRunThatStartedAfterSinceCountsAlthoughItFailedAgainAndItsNextRestartIsPending() {
+    Cli.Result r = verify("refailed", "2026-11-21T10:29:59Z", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("restarted").asBoolean()).isTrue();
+    assertThat(j.get("pod").asText()).isEqualTo("refailed-2");
+    assertThat(j.get("previous_pod").asText()).isEqualTo("refailed-1");
+    assertThat(j.get("reason").asText()).isEqualTo("manual_restart");
+    assertThat(j.get("iso_time").asText()).isEqualTo("2026-11-21T10:30:00.250Z");
+    assertThat(j.get("message").asText()).isEqualTo("Restart confirmed: pod refailed-2 started at "
+        + "2026-11-21T10:30:00.250Z");
+    // a run after the pending restart's decision did not start: still no restart since then
+    assertThat(verify("refailed", "2026-11-21T10:31:00Z").err()).contains("is pending");
+    assertThat(verify("refailed", "2026-11-21T10:31:00Z").exit()).isEqualTo(1);
+  }
+
+  @Test
+  void sinceTakesRfc3339WithASpaceAsGnuDatePrintsIt() {
+    // `date --rfc-3339=seconds` prints "2026-11-21 10:29:59+00:00" (RFC 3339 §5.6 NOTE allows the space)
+    assertThat(verify("coder", "2026-11-21 10:29:59+00:00").exit()).isZero();
+    assertThat(verify("coder", "2026-11-21 10:30:01+00:00").exit()).isEqualTo(1);
+  }
+
+  @Test
+  void yamlWritesTheRestartTimestampAsAPlainDecimalNumber() {
+    Cli.Result yaml = verify("coder", "2026-11-21T10:29:59Z", "-o", "yaml");
+    Cli.Result json = verify("coder", "2026-11-21T10:29:59Z", "-o", "json");
+
+    // YAML 1.1 parsers (PyYAML) read 1.79525700025E9 as a string: a float there needs a '.' and no bare exponent
+    assertThat(yaml.out()).contains("restart_timestamp: 1795257000.250" + System.lineSeparator());
+    assertThat(json.json().get("restart_timestamp").isNumber()).isTrue();
   }
 
   @Test
