@@ -38,16 +38,18 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
     String name = instance.getMetadata().getName();
     Phase phase = st.phase;
     boolean waiting = phase == Phase.Backoff || phase == Phase.CircuitOpen;
+    String decided = st.lastDecision == null ? null : st.lastDecision.reasonCode;
+    boolean cooldown = phase == Phase.Backoff && (RESUME_COOLDOWN.equals(decided)
+        || (st.resume != null && RESUME_COOLDOWN.equals(st.resume.reasonCode)));
     Instant next = Times.parse(st.nextRestartAt);
     Long restartingIn = null;
     if (waiting && next != null) {
       restartingIn = Times.secondsUntil(next, now);
-    } else if (waiting && st.resume != null && st.resume.cooldownRemainingSeconds != null) {
+    } else if (cooldown && st.resume != null && st.resume.cooldownRemainingSeconds != null) {
+      // only a resume cool-down's remaining seconds say when; an instance waiting for a dependency's circuit
+      // without nextRestartAt runs when the circuit lets it, at no known time (its resume shows 0 seconds)
       restartingIn = st.resume.cooldownRemainingSeconds;
     }
-    String decided = st.lastDecision == null ? null : st.lastDecision.reasonCode;
-    boolean cooldown = phase == Phase.Backoff && (RESUME_COOLDOWN.equals(decided)
-        || (st.resume != null && RESUME_COOLDOWN.equals(st.resume.reasonCode)));
     String reason = cooldown ? RESUME_COOLDOWN : RESUME_COOLDOWN.equals(decided) ? RESUME_ALLOWED : decided;
     boolean canRetry = phase == null || !phase.isTerminal();
     String message = st.waitingFor != null && phase == Phase.CircuitOpen

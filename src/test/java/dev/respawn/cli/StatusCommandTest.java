@@ -100,6 +100,28 @@ class StatusCommandTest {
   }
 
   @Test
+  void aDependencyWaiterWithoutNextRestartAtHasNoRestartTime() {
+    // waits for a HalfOpen dependency, not its probe: it runs when the circuit lets it, at no known time; its
+    // resume status (not in a cool-down) shows 0 seconds, which is no restart time
+    Instances.create(API.client(), NS, "latecomer", null, """
+        phase: CircuitOpen
+        run: 1
+        currentPod: latecomer-1
+        attempt: 0
+        waitingFor: model-api
+        lastDecision: {action: Wait, reasonCode: dependency_circuit_open, attempt: 0, maxAttempts: 3,
+                       at: "2026-11-21T10:34:00Z"}
+        resume: {eligible: false, reasonCode: resume_missing_checkpoint, cooldownRemainingSeconds: 0, attempts: 0}
+        """);
+
+    Cli.Result r = status("latecomer", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().get("restarting_in_seconds").isNull()).as(r.out()).isTrue();
+    assertThat(r.json().get("message").asText()).contains("it runs when the circuit lets it");
+  }
+
+  @Test
   void aResumeCooldownIsReportedWithTheSecondsLeftUntilNextRestartAt() {
     Cli.Result r = status("coder", "-o", "json");
 
