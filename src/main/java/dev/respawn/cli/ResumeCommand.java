@@ -57,10 +57,16 @@ final class ResumeCommand extends PluginCommand {
     d.put("requested_at", requestedAt);
     d.put("phase", phase == null ? null : phase.name());
     d.put("reason", code);
+    // the operator resumes only where the policy gave up or the agent finished (terminal phases); a live or
+    // waiting instance is restarted with respawn.dev/restart (as restart warns in a terminal phase)
+    String warning = phase != null && !phase.isTerminal() ? "phase " + phase + " is not Escalated, Failed or "
+        + "Succeeded: the operator refuses a resume; use kubectl respawn restart " + name + " --reason TEXT" : null;
     if (!await) {
       d.put("waited", false);
-      d.put("message", "Resume requested: a new lifecycle starts now");
-      print(d, () -> "agentinstance/" + name + " resume requested (request " + id + "): a new lifecycle starts now");
+      d.put("message", warning != null ? "Resume requested, but " + warning
+          : "Resume requested: a new lifecycle starts now");
+      print(d, () -> "agentinstance/" + name + " resume requested (request " + id + ")" + (warning == null
+          ? ": a new lifecycle starts now" : System.lineSeparator() + "warning: " + warning));
       return 0;
     }
     RequestProgress progress = RequestWaiter.await(cluster, name, id, true, timeout);

@@ -47,6 +47,22 @@ class ResumeCommandTest {
   }
 
   @Test
+  void resumeOnARunningAgentIsSentWithAWarningThatTheOperatorRefusesIt() {
+    // api.md §6: resume applies from Escalated, Failed or a latched circuit; the operator refuses it elsewhere
+    Instances.create(API.client(), "live", "coder", null, "{phase: Running, run: 1, currentPod: coder-1}");
+
+    Cli.Result json = cli("resume", "coder", "--force", "-n", "live", "-o", "json");
+    Cli.Result table = cli("resume", "coder", "--force", "-n", "live");
+
+    assertThat(json.exit()).as(json.toString()).isZero();
+    assertThat(json.json().get("message").asText()).startsWith("Resume requested, but phase Running")
+        .contains("the operator refuses a resume", "kubectl respawn restart coder").doesNotContain("new lifecycle");
+    assertThat(table.exit()).as(table.toString()).isZero();
+    assertThat(table.out()).contains("agentinstance/coder resume requested", "warning:",
+        "kubectl respawn restart coder").doesNotContain("a new lifecycle starts now");
+  }
+
+  @Test
   void aMissingInstanceIsNotFoundEvenWithoutForce() {
     Cli.Result r = cli("resume", "ghost", "-n", "force");
 
