@@ -38,6 +38,8 @@ final class DecisionDraft {
   ReasonCode reasonCode;
   Liveness liveness;
   AuditRecord audit;
+  /** The resume verdict's code (api.md §7) when this decision evaluated one: reason_code of its resume_decision. */
+  ReasonCode resumeCode;
   final List<Notice> notices = new ArrayList<>();
   private Instant wakeAt;
 
@@ -92,8 +94,11 @@ final class DecisionDraft {
     state.lastDecision = new DecisionInfo(action, code, state.attempt, maxAttempts,
         action == DecisionAction.Restart && failureRestart && state.attempt > 0 && state.attempt >= maxAttempts,
         delay.toMillis() / 1000.0, now, null);
+    // a resume decision's line says why it resumes or not, as the seed's resume_decision event: the §7 code
+    // (restart_scheduled, circuit_open, ... stay in status.lastDecision, the Event and status.history)
+    ReasonCode audited = eligible != null && resumeCode != null ? resumeCode : code;
     audit = new AuditRecord(eligible != null ? "resume_decision" : "restart_decision", obs.namespace(),
-        obs.instance(), state.run, cls, eligible, code, cooldownRemaining, state.attempt, maxAttempts, now, actor);
+        obs.instance(), state.run, cls, eligible, audited, cooldownRemaining, state.attempt, maxAttempts, now, actor);
   }
 
   /**

@@ -130,6 +130,7 @@ final class FailureSteps {
     if (p.resume().mode() != ResumeMode.Off) {
       LeaseView lease = d.obs.lease().orElse(null);
       resume = ResumeEligibility.evaluate(p.resume(), cls, lease, s.resume.attempts(), plain);
+      d.resumeCode = resume.reasonCode();
       s.resume = new ResumeInfo(lease == null ? null : cut(lease.checkpoint()), lease == null ? null
           : cut(lease.checkpointStatus()), lease == null ? null : lease.stepIdempotent(), resume.eligible(),
           resume.reasonCode(), resume.eligible() ? secondsUp(resume.cooldown()) : 0, s.resume.attempts());

@@ -108,6 +108,7 @@ final class OperatorActions {
     if (d.policy.resume().mode() != ResumeMode.Off && s.lastFailure != null) {
       var verdict = ResumeEligibility.evaluate(d.policy.resume(), s.lastFailure.interruptionClass(), lease, 0,
           Duration.ofDays(365));
+      d.resumeCode = verdict.reasonCode();
       if (verdict.eligible()) {
         checkpoint = Bounds.truncateUtf8(lease.checkpoint(), Bounds.CHECKPOINT_BYTES);
         cls = s.lastFailure.interruptionClass();

@@ -783,9 +783,15 @@ class RestartEvaluatorTest {
     void hPreferWithoutEligibilityRestartsFreshAndRecordsTheCode() {
       AgentSim s = sim(Specs.spec()).started();
       s.checkpoint("ckpt-3", "in_progress", false, true);
-      s.exit(1);
+      Decision d = s.exit(1);
       assertThat(s.state.resume.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_NON_IDEMPOTENT_STEP);
       assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_SCHEDULED);
+      // the resume decision's audit line (the seed's resume_decision event) carries the §7 code, not the restart's
+      assertThat(d.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("resume_decision");
+        assertThat(a.eligible()).isFalse();
+        assertThat(a.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_NON_IDEMPOTENT_STEP);
+      });
       assertThat(Duration.between(s.now, s.state.nextRestartAt)).isEqualTo(Duration.ofSeconds(2));
       s.now = s.state.nextRestartAt;
       assertThat(s.reconcile().start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).isEmpty());
@@ -1074,8 +1080,11 @@ class RestartEvaluatorTest {
     void everyDecisionThatTellsSomethingIsOneAuditLine() {
       AgentSim s = sim(Specs.spec()).started();
       Decision failed = s.exit(1, "Error", "network_timeout");
-      // the default resume mode (Prefer) decides on resuming at every failure
-      assertThat(failed.audit()).hasValueSatisfying(a -> assertThat(a.event()).isEqualTo("resume_decision"));
+      // the default resume mode (Prefer) decides on resuming at every failure, and says why (no checkpoint)
+      assertThat(failed.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("resume_decision");
+        assertThat(a.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_MISSING_CHECKPOINT);
+      });
 
       Decision started = s.restartStillPending();
       assertThat(reasons(started)).contains("RestartStarted");
