@@ -151,17 +151,28 @@ final class OperatorActions {
           .map(Instant::toString).orElse("?") + " (use a new request id then)"));
       return false;
     }
+    RestartInfo waitedFor = waitedFor(s);
     endLiveRun(d, RunOutcome.Restarted, ReasonCode.MANUAL_RESTART);
     if (s.phase == Phase.CircuitOpen && s.waitingFor != null && !d.obs.dependency(s.waitingFor).probes()
         .contains(d.instance())) {
       s.waitingFor = null; // restarted now, whatever a shared dependency's circuit says (api.md §6: restart now)
     } // a probe (its run, or its start a refused create holds back) restarted by hand stays the probe
     String reason = r.reason() != null ? r.reason() : "restart requested";
-    d.scheduleRestart(d.now, new RestartInfo(RestartKind.Manual, reason, s.currentPod, null, d.now, null, r.id(), null, null));
+    // skipping a wait skips only the wait: a resume from the checkpoint the failure decided stays a resume (§7)
+    d.scheduleRestart(d.now, new RestartInfo(RestartKind.Manual, reason, s.currentPod, null, d.now, null, r.id(),
+        waitedFor == null ? null : waitedFor.resumeCheckpoint(), waitedFor == null ? null
+            : waitedFor.interruptionClass()));
     d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
         "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Restart requested (" + r.id() + "): " + reason));
     return true;
+  }
+
+  /** The restart a failure decided that has not started yet (a Backoff or CircuitOpen wait), or null. */
+  private static RestartInfo waitedFor(InstanceState s) {
+    RestartInfo last = s.lastRestart;
+    boolean waiting = s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen;
+    return waiting && last != null && last.startedAt() == null ? last : null;
   }
 
   private static void endLiveRun(DecisionDraft d, RunOutcome outcome, ReasonCode code) {

@@ -334,6 +334,34 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aManualRestartThatSkipsAResumeCooldownStillResumesFromTheCheckpoint() {
+      // api.md §6: restart "skips a Backoff wait"; here the wait is a resume cool-down before resuming (§7)
+      AgentSim s = sim(Specs.spec()).started();
+      s.checkpoint("ckpt-17", "in_progress", true, true);
+      s.exit(1, "Error", "network_timeout");
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_BLOCKED_COOLDOWN);
+      assertThat(s.state.resume.cooldownRemainingSeconds()).isEqualTo(30);
+      s.restartRequest = new Request("skip", null);
+      Decision d = s.reconcile();
+      assertThat(d.start()).hasValueSatisfying(p -> {
+        assertThat(p.resumeCheckpoint()).contains("ckpt-17");
+        assertThat(p.interruptionClass()).contains(InterruptionClass.ToolFailure);
+      });
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Manual);
+      assertThat(s.state.resume.cooldownRemainingSeconds()).as("the cool-down was skipped").isZero();
+      assertThat(s.state.resume.attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void aManualRestartOfALiveRunIsAFreshStart() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.checkpoint("ckpt-17", "in_progress", true, true);
+      s.restartRequest = new Request("r-2", null);
+      s.reconcile();
+      assertThat(s.reconcile().start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).isEmpty());
+    }
+
+    @Test
     void aManualRestartIsRefusedInATerminalPhase() {
       AgentSim s = sim(Specs.spec()).started();
       s.exit(2, "Error", "syntax_error");
