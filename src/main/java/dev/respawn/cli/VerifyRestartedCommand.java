@@ -84,8 +84,9 @@ final class VerifyRestartedCommand extends PluginCommand {
    * (the current run, or one in status.history), described from the history. Null when no run started after it.
    */
   static RestartRecord restartAfter(AgentInstanceStatus st, Instant after) {
-    if (st.lastRestart != null && startedAfter(st.lastRestart.startedAt, after)) {
-      return st.lastRestart;
+    if (st.lastRestart != null && Times.parse(st.lastRestart.startedAt) != null) {
+      // a started last restart is the latest run's start (its pod's creation): no run started after it
+      return startedAfter(st.lastRestart.startedAt, after) ? st.lastRestart : null;
     }
     List<RunRecord> history = st.history == null ? List.of() : st.history;
     // runStartedAt is the current run's start while it runs (cleared when it ends)
