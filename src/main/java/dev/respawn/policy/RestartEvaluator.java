@@ -252,8 +252,13 @@ public final class RestartEvaluator {
       boolean heardSince = p.heartbeat().timeout().isEmpty() || (heard != null && !heard.isBefore(healthyAt));
       if (!d.now.isBefore(healthyAt) && j.liveness().ready() && heardSince) {
         endSequence(d);
+      } else if (healthyAt.isAfter(d.now)) {
+        d.wakeAt(healthyAt);
       } else {
-        d.wakeAt(healthyAt.isAfter(d.now) ? healthyAt : j.nextCheck().orElse(null));
+        // a renewal alone wakes nothing (api.md §12): look again when the next one is due, an agent renewing at
+        // a third of the timeout as documented, not only at the expiry check a whole timeout after the last
+        p.heartbeat().timeout().ifPresent(t -> d.wakeAt(d.now.plus(t.dividedBy(3))));
+        j.nextCheck().ifPresent(d::wakeAt);
       }
     }
   }

@@ -13,6 +13,7 @@ import dev.respawn.observability.ReportingSink;
 import dev.respawn.observability.RestartMetrics;
 import dev.respawn.testsupport.MockApi;
 import dev.respawn.sandbox.PodStatuses;
+import dev.respawn.sandbox.Run;
 import dev.respawn.sandbox.SimulatedKubelet;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -79,8 +80,10 @@ final class AgentFleet implements AutoCloseable {
         + "heartbeat: {timeout: 30m}\n");
     policy(BACKOFF, "backoff: {type: Linear, initialDelay: 1s, maxDelay: 10s, jitter: 0.5}\nmaxRetries: 1000\n"
         + "resetAfter: 1s\ncircuitBreaker: {failureThreshold: 100}\n");
+    // heartbeats as users run them (api.md §5: renewals every 10 s, timeout 60 s): a heartbeat changes which
+    // writes a restart takes
     policy(ECONOMY, "backoff: {type: Immediate}\nmaxRetries: 1000\nresetAfter: " + ApiEconomy.ECONOMY_RESET + "\n"
-        + "circuitBreaker: {failureThreshold: 100}\n");
+        + "circuitBreaker: {failureThreshold: 100}\nheartbeat: {timeout: 60s}\n");
     operatorClient = api.newClient(b -> b.withUserAgent(OPERATOR));
     sink = productionSink(operatorClient);
     operator = new RespawnOperator(operatorClient, OperatorSettings.defaults().withNamespaces(Set.of(AGENTS)), sink,
@@ -98,7 +101,12 @@ final class AgentFleet implements AutoCloseable {
       long t0 = System.nanoTime();
       inParallel(f.immediate, name -> f.instance(name, IMMEDIATE));
       inParallel(f.punctual, name -> f.instance(name, BACKOFF));
-      inParallel(f.economy, name -> f.instance(name, ECONOMY));
+      inParallel(f.economy, name -> {
+        // each run's agent renews its Lease as it starts and every 10 s, as the agent helper does
+        f.kubelet.script(name, java.util.stream.Stream.generate(
+            () -> Run.runForever().heartbeat(BeatingKubelet.RENEW_EVERY)).limit(ECONOMY_RUNS).toArray(Run[]::new));
+        f.instance(name, ECONOMY);
+      });
       inParallel(f.bare, name -> f.harness.pods().inNamespace(BARE).resource(BareLoop.pod(BARE, name, 1)).create());
       List<String> all = new ArrayList<>(f.immediate);
       all.addAll(f.punctual);
@@ -180,6 +188,14 @@ final class AgentFleet implements AutoCloseable {
           .map(p -> p.getMetadata().getName() + "=" + p.getStatus().getPhase()).toList());
     }
     return last;
+  }
+
+  /** Runs scripted for each economy instance: its first and every restart of the economy's measurement. */
+  static final int ECONOMY_RUNS = 8;
+
+  /** Ends an economy instance's pod as its kubelet would: the container exits 1, its heartbeats stop. */
+  void failScripted(Pod live) {
+    kubelet.terminate(live.getMetadata().getName(), 1, "Error", "bench: agent crashed");
   }
 
   /**

@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
 
 /**
  * Writes the operator's client makes, counted at the server by its User-Agent: per restart (one
- * failure, Immediate policy: the restart path until the replacement runs and the finished pod is deleted,
+ * failure, Immediate policy, heartbeats renewed as the agent starts and every 10 s with a 60 s timeout: the restart path until the replacement runs and the finished pod is deleted,
  * then the close of the failure sequence once the new run was healthy for resetAfter; Events included),
  * and per reconcile that has
  * nothing to do (pods touched with an annotation: a pod update reconciles the instance).
@@ -32,7 +32,7 @@ final class ApiEconomy {
       Pod live = fleet.livePod(AgentFleet.AGENTS, instance);
       String next = Observer.podName(instance, Observer.run(live) + 1);
       Map<String, Long> before = writes(fleet);
-      fleet.fail(live);
+      fleet.failScripted(live);
       Observer.require(instance + " settled on " + next, AgentFleet.SETTLE, () -> fleet.settled(instance, next));
       MassFailure.awaitQuiet(fleet, QUIET, Duration.ofMinutes(1));
       Map<String, Long> settled = writes(fleet);
@@ -52,7 +52,8 @@ final class ApiEconomy {
     results.goal(NAME, "… without Events", Results.number(all - events), "≤ 4", all - events <= 4.0);
     results.goal(NAME, "… restart path only: failure → replacement running, old pod deleted (without Events)",
         Results.number(path) + " (" + Results.number(path - pathEvents) + ")", "≤ 4", path - pathEvents <= 4.0);
-    results.note(NAME, restarts + " sequential restarts (Immediate, resetAfter " + ECONOMY_RESET + "); restart path "
+    results.note(NAME, restarts + " sequential restarts (Immediate, resetAfter " + ECONOMY_RESET + ", heartbeats every "
+        + BeatingKubelet.RENEW_EVERY.toSeconds() + " s, timeout 60 s); restart path "
         + "per restart: " + breakdown(restartPath, restarts) + "; closing the failure sequence after resetAfter: "
         + breakdown(sequenceEnd, restarts) + ". One Event per decision (api.md §8): the failure's decision has four "
         + "notices (RestartFailed, ResumeDecision, RestartScheduled, RestartStarted) and writes one Event, the "

@@ -221,6 +221,27 @@ class LivenessGateTest {
   }
 
   @Test
+  void pastResetAfterTheOperatorLooksAgainWhenTheNextRenewalIsDueNotATimeoutLater() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.exit(1);
+    s.restartAndRun();
+    s.heartbeat(HealthVerdict.Healthy);
+    s.advance(Duration.ofSeconds(50));
+    s.heartbeat(HealthVerdict.Healthy); // renewals every 50 s: the last one before resetAfter ends
+    s.advance(Duration.ofSeconds(10));
+    Decision atResetAfter = s.reconcile();
+    assertThat(s.state.attempt).as("no renewal seen since resetAfter began").isEqualTo(1);
+    // a renewal wakes nothing by itself: the operator looks again a third of the timeout later, not only at the
+    // expiry check 60 s after the last renewal
+    assertThat(atResetAfter.wakeAt()).contains(s.now.plusSeconds(20));
+    s.advance(Duration.ofSeconds(15));
+    s.heartbeat(HealthVerdict.Healthy);
+    s.advance(Duration.ofSeconds(5));
+    s.wake();
+    assertThat(s.state.attempt).isZero();
+  }
+
+  @Test
   void stalledAndCrashedVerdictsEndTheRunEvenWithoutAHeartbeatTimeout() {
     AgentSim s = new AgentSim(AgentSim.policy(new AgentRestartPolicySpec())).started();
     s.heartbeat(HealthVerdict.Crashed);
