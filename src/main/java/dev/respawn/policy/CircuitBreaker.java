@@ -52,6 +52,19 @@ public final class CircuitBreaker {
         s.lastSuccessAt(), s.lastFailureAt());
   }
 
+  /**
+   * HalfOpen -> HalfOpen: the trial run ended without failing (it asked for a restart, a person restarted
+   * it, an ignored failure, an unsuspend) and the next run carries the trial on, from its own start: its
+   * bound ({@link #trialDeadline}) is openDuration after that start, not after the previous run's.
+   */
+  public static CircuitSnapshot carryTrial(CircuitSnapshot s, Instant now) {
+    if (s.state() != CircuitState.HalfOpen) {
+      return s;
+    }
+    return new CircuitSnapshot(CircuitState.HalfOpen, s.failureTimes(), s.trips(), s.openedAt(), now,
+        s.lastSuccessAt(), s.lastFailureAt());
+  }
+
   /** A run stayed healthy for resetAfter: the failure sequence ends and the circuit closes. */
   public static CircuitSnapshot recordSuccess(CircuitSnapshot s, Instant now) {
     return new CircuitSnapshot(CircuitState.Closed, List.of(), s.trips(), null, null, now, s.lastFailureAt());

@@ -1,5 +1,6 @@
 package dev.respawn.policy;
 
+import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.policy.Decision.Notice;
@@ -32,13 +33,7 @@ final class RunStart {
       at = s.nextRestartAt;
     }
     boolean tell = existing.isEmpty();
-    if (s.phase == Phase.CircuitOpen && s.waitingFor == null) {
-      s.circuit = CircuitBreaker.startTrial(s.circuit, at);
-      if (tell) {
-        d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker of " + d.instance()
-            + " half-open: trial run (Open -> HalfOpen)"));
-      }
-    }
+    trial(d, at, tell);
     s.run += 1;
     String podName = d.instance() + "-" + s.run;
     String previous = s.currentPod;
@@ -69,5 +64,26 @@ final class RunStart {
         checkpoint.isPresent() ? Optional.ofNullable(s.lastRestart.interruptionClass()) : Optional.empty(),
         Optional.ofNullable(d.releasedBy));
     return true;
+  }
+
+  /**
+   * api.md §3j: a run that starts after the CircuitOpen wait is the HalfOpen trial. One that starts while the
+   * circuit is HalfOpen follows a trial run that ended without a failure (exit 42, a restart by hand, Ignore:
+   * attempt and circuit untouched, §3 step 3; or a wait for a shared dependency its failure was blamed on,
+   * §11): it is the trial now, and "neither healthy nor ended within another openDuration" counts from its own
+   * start. Counted from the previous run's, a restart after openDuration had the new pod ended as a failed
+   * trial before it could even run.
+   */
+  private static void trial(DecisionDraft d, Instant at, boolean tell) {
+    InstanceState s = d.state;
+    if (s.circuit.state() == CircuitState.HalfOpen) {
+      s.circuit = CircuitBreaker.carryTrial(s.circuit, at);
+    } else if (s.circuit.state() == CircuitState.Open && s.phase == Phase.CircuitOpen && s.waitingFor == null) {
+      s.circuit = CircuitBreaker.startTrial(s.circuit, at);
+      if (tell) {
+        d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker of " + d.instance()
+            + " half-open: trial run (Open -> HalfOpen)"));
+      }
+    }
   }
 }

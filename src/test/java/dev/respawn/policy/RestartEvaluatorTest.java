@@ -756,6 +756,45 @@ class RestartEvaluatorTest {
       assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Timeout);
     }
 
+    /**
+     * A healthy trial run restarted without a failure after openDuration (step 3: exit 42, or a restart by
+     * hand): the next run is the trial now, bounded from its own start, not ended at once as an expired one.
+     */
+    @Test
+    void jATrialRunRestartedWithoutAFailureHandsTheTrialToTheNextRun() {
+      for (boolean byHand : new boolean[] {false, true}) {
+        AgentRestartPolicySpec spec = circuit(retries(Specs.spec(), 10), 1, "10m", "5m", false);
+        spec.resetAfter = "1h";
+        AgentSim s = sim(spec).started();
+        s.exit(1);
+        s.restartAndRun(); // the HalfOpen trial, Ready
+        s.advance(Duration.ofMinutes(6)); // past its openDuration, short of resetAfter
+        if (byHand) {
+          s.restartRequest = new Request("r-1", null);
+          assertThat(s.reconcile().deletePod()).isTrue();
+          assertThat(s.reconcile().start()).isPresent();
+        } else {
+          assertThat(s.exit(42).start()).isPresent();
+        }
+        String as = byHand ? "restart request" : "exit 42";
+        assertThat(s.state.circuit.state()).as(as).isEqualTo(CircuitState.HalfOpen);
+        assertThat(s.state.circuit.halfOpenAt()).as(as).isEqualTo(s.now);
+        // run 3's pod is not running yet: a moment later it is still the trial, not an expired one
+        s.advance(Duration.ofSeconds(1));
+        assertThat(s.reconcile().deletePod()).as(as).isFalse();
+        assertThat(s.state.run).as(as).isEqualTo(3);
+        assertThat(s.state.attempt).as(as).isEqualTo(1);
+        assertThat(s.state.circuit.trips()).as(as).isEqualTo(1);
+        // its own bound holds: not Ready within openDuration of its start is a failed trial
+        s.advance(Duration.ofMinutes(4));
+        assertThat(s.reconcile().deletePod()).as(as).isFalse();
+        s.advance(Duration.ofMinutes(1));
+        assertThat(s.reconcile().deletePod()).as(as).isTrue();
+        assertThat(s.state.circuit.state()).as(as).isEqualTo(CircuitState.Open);
+        assertThat(s.state.circuit.trips()).as(as).isEqualTo(2);
+      }
+    }
+
     @Test
     void gALatchedCircuitEscalates() {
       AgentSim s = sim(circuit(retries(Specs.spec(), 10), 2, "10m", "5m", true)).started();
