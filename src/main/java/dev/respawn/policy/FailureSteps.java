@@ -155,6 +155,9 @@ final class FailureSteps {
     // j. circuit open: wait for the HalfOpen trial
     if (s.circuit.state() == CircuitState.Open) {
       Instant trial = CircuitBreaker.trialAt(s.circuit, p.circuitBreaker());
+      if (trial.isBefore(d.now)) {
+        trial = d.now; // a run that ran while the circuit stayed Open (one adopted from its pod): its trial is due
+      }
       d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), ReasonCode.CIRCUIT_OPEN);
       d.scheduleRestart(trial, restart);
       s.phase = Phase.CircuitOpen;

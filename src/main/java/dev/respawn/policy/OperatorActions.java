@@ -37,14 +37,32 @@ final class OperatorActions {
     refuseRequests(d, "the instance is suspended (spec.suspend: true)");
   }
 
-  /** spec.suspend cleared: a fresh run at once, not a failure. */
+  /**
+   * spec.suspend cleared: a fresh run at once, not a failure; but a circuit that was Open stays so while
+   * suspended, and the next run is its HalfOpen trial (api.md §3j): once openDuration is over, at once.
+   */
   static void unsuspend(DecisionDraft d) {
     InstanceState s = d.state;
     s.terminalReason = null;
-    d.scheduleRestart(d.now, new RestartInfo(RestartKind.Unsuspend, "spec.suspend cleared", s.currentPod, null, d.now, null, "",
-        null, null));
-    d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
-        "operator");
+    RestartInfo restart = new RestartInfo(RestartKind.Unsuspend, "spec.suspend cleared", s.currentPod, null, d.now,
+        null, "", null, null);
+    if (s.circuit.state() != CircuitState.Open) {
+      d.scheduleRestart(d.now, restart);
+      d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null,
+          0, "operator");
+      return;
+    }
+    Instant trial = CircuitBreaker.trialAt(s.circuit, d.policy.circuitBreaker());
+    boolean due = !trial.isAfter(d.now);
+    d.scheduleRestart(due ? d.now : trial, restart);
+    s.phase = Phase.CircuitOpen; // RunStart moves the circuit Open -> HalfOpen as the run starts
+    if (due) {
+      d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null,
+          0, "operator");
+    } else {
+      d.decided(DecisionAction.Wait, ReasonCode.CIRCUIT_OPEN, d.sequenceMaxAttempts(), Duration.between(d.now, trial),
+          null, null, 0, "operator");
+    }
   }
 
   /**

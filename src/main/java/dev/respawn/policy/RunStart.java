@@ -67,7 +67,9 @@ final class RunStart {
   }
 
   /**
-   * api.md §3j: a run that starts after the CircuitOpen wait is the HalfOpen trial. One that starts while the
+   * api.md §3j: a run that starts while the instance's own circuit is Open is the HalfOpen trial, whatever let
+   * it start: the CircuitOpen wait over, or a restart by hand that skipped it (a circuit left Open under a live
+   * run would ignore its failure and schedule the next run at a trial time long past). One that starts while the
    * circuit is HalfOpen follows a trial run that ended without a failure (exit 42, a restart by hand, Ignore:
    * attempt and circuit untouched, §3 step 3; or a wait for a shared dependency its failure was blamed on,
    * §11): it is the trial now, and "neither healthy nor ended within another openDuration" counts from its own
@@ -78,7 +80,7 @@ final class RunStart {
     InstanceState s = d.state;
     if (s.circuit.state() == CircuitState.HalfOpen) {
       s.circuit = CircuitBreaker.carryTrial(s.circuit, at);
-    } else if (s.circuit.state() == CircuitState.Open && s.phase == Phase.CircuitOpen && s.waitingFor == null) {
+    } else if (s.circuit.state() == CircuitState.Open && s.waitingFor == null) {
       s.circuit = CircuitBreaker.startTrial(s.circuit, at);
       if (tell) {
         d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker of " + d.instance()

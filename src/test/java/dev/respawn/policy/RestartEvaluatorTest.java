@@ -113,6 +113,51 @@ class RestartEvaluatorTest {
       assertThat(s.state.attempt).isZero();
     }
 
+    /** Suspended while the circuit was Open, unsuspended after openDuration: the next run is the trial. */
+    @Test
+    void clearingSuspendAfterOpenDurationStartsTheHalfOpenTrial() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", false)).started();
+      s.exit(1);
+      Instant trialAt = s.state.nextRestartAt;
+      s.suspend = true;
+      s.reconcile();
+      s.now = trialAt.plusSeconds(30);
+      s.suspend = false;
+      Decision resumed = s.reconcile();
+      assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+      assertThat(s.state.circuit.halfOpenAt()).isEqualTo(s.now);
+      s.running();
+      s.advance(Duration.ofSeconds(10));
+      s.exit(1); // a failed trial: the circuit opens again, the next trial is openDuration away
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+      assertThat(s.state.circuit.trips()).isEqualTo(2);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      assertThat(s.state.nextRestartAt).isEqualTo(s.now.plus(Duration.ofMinutes(5)));
+      assertThat(s.state.lastDecision.delaySeconds()).isEqualTo(300.0);
+    }
+
+    /** Unsuspended before the circuit's openDuration is over: it waits for the trial, as it would have. */
+    @Test
+    void clearingSuspendWhileTheCircuitIsOpenWaitsForTheTrial() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", false)).started();
+      s.exit(1);
+      Instant trialAt = s.state.nextRestartAt;
+      s.suspend = true;
+      s.reconcile();
+      s.advance(Duration.ofMinutes(1));
+      s.suspend = false;
+      Decision waiting = s.reconcile();
+      assertThat(waiting.start()).isEmpty();
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      assertThat(s.state.nextRestartAt).isEqualTo(trialAt);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.CIRCUIT_OPEN);
+      assertThat(s.state.lastDecision.delaySeconds()).isEqualTo(240.0);
+      assertThat(waiting.wakeAt()).contains(trialAt);
+      assertThat(s.wake().start()).isPresent();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+    }
+
     @Test
     void step2ExitZeroSucceeds() {
       AgentSim s = sim(Specs.spec()).started();
@@ -242,6 +287,23 @@ class RestartEvaluatorTest {
       s.exit(42);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_LIMIT_EXCEEDED);
+    }
+
+    /** A restart by hand skips the CircuitOpen wait: its run is the HalfOpen trial, and a failure reopens. */
+    @Test
+    void aManualRestartDuringCircuitOpenStartsTheHalfOpenTrial() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", false)).started();
+      s.exit(1);
+      s.advance(Duration.ofMinutes(1));
+      s.restartRequest = new Request("r-1", null);
+      assertThat(s.reconcile().start()).isPresent();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+      s.running();
+      s.advance(Duration.ofMinutes(10)); // past the trial time the wait had
+      s.exit(1);
+      assertThat(s.state.circuit.trips()).isEqualTo(2);
+      assertThat(s.state.nextRestartAt).isEqualTo(s.now.plus(Duration.ofMinutes(5)));
+      assertThat(s.state.lastDecision.delaySeconds()).isEqualTo(300.0);
     }
 
     @Test
