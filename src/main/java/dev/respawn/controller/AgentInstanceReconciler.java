@@ -126,18 +126,23 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     String unreadable = java.util.stream.Stream.concat(java.util.stream.Stream.of(instance.unreadable().describe()),
         InstanceSpecRules.check(instance).stream().map(Violation::toString)).filter(p -> !p.isEmpty())
         .collect(java.util.stream.Collectors.joining("; "));
+    Optional<Refused> refused = Optional.empty();
     if (!unreadable.isEmpty()) {
       // fields of the wrong JSON type (the schema was bypassed): refused, like an invalid policy
-      String message = Bounds.truncateUtf8("AgentInstance " + instance.getMetadata().getName() + " is invalid: "
-          + unreadable + "; nothing is restarted until it is fixed", Bounds.MESSAGE_BYTES);
-      refuse(instance, writer, Refusal.InvalidSpec, message, now);
+      refused = Optional.of(new Refused(Refusal.InvalidSpec, Bounds.truncateUtf8("AgentInstance "
+          + instance.getMetadata().getName() + " is invalid: " + unreadable + "; nothing is restarted until it is fixed",
+          Bounds.MESSAGE_BYTES)));
+    } else if (resolved.policy().isEmpty()) {
+      refused = Optional.of(new Refused(resolved.reason(), resolved.message()));
+    }
+    if (refused.isPresent() && !suspended(instance)) {
+      refuse(instance, writer, refused.get().reason(), refused.get().message(), now);
       return UpdateControl.noUpdate();
     }
-    if (resolved.policy().isEmpty()) {
-      refuse(instance, writer, resolved.reason(), resolved.message(), now);
-      return UpdateControl.noUpdate();
-    }
-    RestartPolicy policy = resolved.policy().get();
+    // api.md §3 step 1 comes first: a refused instance is suspended all the same (its live pod deleted, so that
+    // a user can always stop an agent); the core decides nothing else then and needs none of the policy
+    RestartPolicy policy = resolved.policy().orElse(PolicyResolver.BUILT_IN);
+    boolean refusalShown = refused.map(r -> writer.showsRefusal(r.reason(), r.message())).orElse(true);
     InstanceState state = StatusMapper.toState(instance.getStatus());
     String ns = instance.getMetadata().getNamespace();
     Lease lease = leases.get(new ResourceID(HeartbeatLeases.leaseName(instance), ns)).orElse(null);
@@ -159,12 +164,17 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
             random(instance, state)),
         // told to the Lease cache, so our own create does not come back as an event and a reconcile
         created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created), created));
-    if (!decision.deferStatus() && !writer.write(decision)) {
+    boolean written = decision.deferStatus() || refused.map(r -> writer.write(decision, r.reason(), r.message()))
+        .orElseGet(() -> writer.write(decision));
+    if (!written) {
       return UpdateControl.noUpdate(); // the instance was deleted meanwhile
     }
     // committed: only now is it told (Events, audit line, metrics); a failed write above leaves no trace
     sink.decisionTook(took);
     sink.decided(instance, decision, currentPod(context, decision));
+    if (!refusalShown) {
+      sink.policyRefused(instance, refused.get().reason(), refused.get().message(), now);
+    }
     UpdateControl<AgentInstance> control = UpdateControl.noUpdate();
     if (decision.wakeAt().isPresent()) {
       // from the time this reconcile ends, not when it began: its writes took time, and JOSDK starts the
@@ -173,6 +183,13 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       control = control.rescheduleAfter((delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
     }
     return control;
+  }
+
+  /** Why the instance is refused: the Ready condition's reason and message. */
+  private record Refused(Refusal reason, String message) {}
+
+  private static boolean suspended(AgentInstance instance) {
+    return instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
   }
 
   /** Nothing is restarted: status says why, then it is told (Event, audit line). */

@@ -33,10 +33,36 @@ final class InstanceStatusWriter {
 
   /** Writes the decision's status when it changed; false when the instance is gone (deleted meanwhile). */
   boolean write(Decision decision) {
+    return write(decision, conditions(decision));
+  }
+
+  /**
+   * A decision taken while the instance is refused (it suspends it, api.md §3 step 1): its status, but Ready
+   * keeps saying why the instance is refused; false when the instance is gone.
+   */
+  boolean write(Decision decision, Refusal reason, String message) {
+    List<StatusCondition> wanted = conditions(decision);
+    wanted.set(0, refusedReady(reason, message));
+    return write(decision, wanted);
+  }
+
+  /** Ready already says the instance is refused so: the refusal was told when it was written. */
+  boolean showsRefusal(Refusal reason, String message) {
+    StatusCondition ready = Conditions.find(previous(), "Ready");
+    StatusCondition refused = refusedReady(reason, message);
+    return ready != null && Objects.equals(ready.status, refused.status) && Objects.equals(ready.reason,
+        refused.reason) && Objects.equals(ready.message, refused.message);
+  }
+
+  private boolean write(Decision decision, List<StatusCondition> conditions) {
     AgentInstanceStatus status = StatusMapper.toStatus(decision.state());
     status.observedGeneration = instance.getMetadata().getGeneration();
-    status.conditions = Conditions.merge(previous(), conditions(decision), status.observedGeneration, now);
+    status.conditions = Conditions.merge(previous(), conditions, status.observedGeneration, now);
     return patchIfChanged(status) != Outcome.GONE;
+  }
+
+  private static StatusCondition refusedReady(Refusal reason, String message) {
+    return Conditions.of("Ready", false, reason.name(), message);
   }
 
   /**
@@ -51,7 +77,7 @@ final class InstanceStatusWriter {
     }
     status.observedGeneration = instance.getMetadata().getGeneration();
     List<StatusCondition> wanted = new ArrayList<>();
-    wanted.add(Conditions.of("Ready", false, reason.name(), message));
+    wanted.add(refusedReady(reason, message));
     for (String type : List.of("Recovering", "Escalated")) {
       StatusCondition old = Conditions.find(previous(), type);
       wanted.add(old != null ? copy(old) : Conditions.of(type, false, type.equals("Recovering") ? "Stable" : "None",

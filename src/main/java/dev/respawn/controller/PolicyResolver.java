@@ -19,7 +19,8 @@ import java.util.function.Function;
  * tier's soft gate. The outcome is a usable policy or the reason there is none.
  */
 public final class PolicyResolver {
-  private static final RestartPolicy BUILT_IN;
+  /** api.md §1's defaults (as {@code spec: {}}), before the tier's gate. */
+  static final RestartPolicy BUILT_IN;
 
   static {
     try {

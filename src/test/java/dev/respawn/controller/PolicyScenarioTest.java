@@ -4,12 +4,15 @@ import static dev.respawn.controller.OperatorFixture.at;
 import static dev.respawn.controller.OperatorFixture.condition;
 import static dev.respawn.controller.OperatorFixture.hasCondition;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.OperatorRequest;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.StatusCondition;
+import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.sandbox.Run;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -88,6 +91,48 @@ class PolicyScenarioTest extends MockClusterScenario {
     f.policy("later", "backoff: {type: Linear, initialDelay: 1s, maxDelay: 5s}");
     f.awaitInstance("early", i -> at(i, 1, Phase.Running));
     assertThat(f.podsEverCreated("early")).containsExactly("early-1");
+  }
+
+  /** api.md §3 step 1 comes first: spec.suspend stops the run even while the instance's policy is missing. */
+  @Test
+  void suspendStopsTheRunWhileThePolicyIsMissing() {
+    AtomicInteger told = new AtomicInteger();
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, dev.respawn.policy.Decision decision,
+          io.fabric8.kubernetes.api.model.Pod pod) {}
+
+      @Override
+      public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {
+        told.incrementAndGet();
+      }
+    };
+    f.policy("gone", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("orphan", Run.runForever(), Run.runForever());
+    f.instance("orphan", "gone");
+    f.awaitInstance("orphan", i -> at(i, 1, Phase.Running));
+    f.client.resources(AgentRestartPolicy.class).inNamespace(OperatorFixture.NS).withName("gone").delete();
+    f.awaitInstance("orphan", i -> hasCondition(i, "Ready", "False", "PolicyNotFound"));
+    assertThat(f.pod("orphan-1")).isNotNull(); // the refusal alone leaves the live pod alone
+
+    suspend("orphan", true);
+    AgentInstance suspended = f.awaitInstance("orphan", i -> i.getStatus().phase == Phase.Suspended);
+    assertThat(suspended.getStatus().terminalReason).isEqualTo(TerminalReason.OperatorShutdown);
+    assertThat(condition(suspended, "Ready").reason).isEqualTo("PolicyNotFound"); // why nothing else is done
+    await().atMost(Duration.ofSeconds(10)).until(() -> f.pod("orphan-1") == null);
+    assertThat(told).hasValue(1); // the refusal status already showed is not told again
+
+    suspend("orphan", false); // still refused: nothing starts
+    f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("orphan"), p -> p.size() == 1);
+    f.policy("gone", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.awaitInstance("orphan", i -> at(i, 2, Phase.Running));
+  }
+
+  private void suspend(String name, boolean suspend) {
+    f.edit(name, i -> {
+      i.getSpec().suspend = suspend;
+      return i;
+    });
   }
 
   @Test
