@@ -34,27 +34,33 @@ final class FailureSteps {
       return;
     }
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(d.policy.restartRequestExitCode()).equals(e.exitCode())) {
-      d.recordRunEnd(e.podUid(), RunOutcome.RestartRequest, null, e.exitCode(), ReasonCode.RESTART_REQUESTED);
       String reason = e.message() == null || e.message().isBlank() ? "exit code " + e.exitCode()
           : Bounds.truncateUtf8(e.message().strip(), Bounds.MESSAGE_BYTES);
       d.notice(Notice.normal(EventReason.RestartRequested, "The agent asked for a restart (exit code " + e.exitCode() + "): "
           + reason));
-      restartAtOnce(d, RestartKind.RestartRequest, reason, ReasonCode.RESTART_REQUESTED, "agent");
+      ReasonCode decided = restartAtOnce(d, RestartKind.RestartRequest, reason, ReasonCode.RESTART_REQUESTED, "agent");
+      d.recordRunEnd(e.podUid(), RunOutcome.RestartRequest, null, e.exitCode(), decided);
       return;
     }
     failure(d, e, evaluators);
   }
 
-  /** Restarts that are not failures (exit code 42, Ignore): at once, but inside restartLimit. */
-  static void restartAtOnce(DecisionDraft d, RestartKind kind, String reason, ReasonCode code, String actor) {
+  /**
+   * Restarts that are not failures (exit code 42, Ignore): at once, but inside restartLimit. Returns the
+   * reason code decided ({@code code}, or restart_limit_exceeded), which the run's history entry carries.
+   */
+  static ReasonCode restartAtOnce(DecisionDraft d, RestartKind kind, String reason, ReasonCode code, String actor) {
     InstanceState s = d.state;
     if (RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
-      d.decided(DecisionAction.Escalate, ReasonCode.RESTART_LIMIT_EXCEEDED, 0, Duration.ZERO, null, null, 0, actor);
+      // not a failure's own decision: the open sequence's retries (or the policy's), as for the restart
+      d.decided(DecisionAction.Escalate, ReasonCode.RESTART_LIMIT_EXCEEDED, d.sequenceMaxAttempts(), Duration.ZERO,
+          null, null, 0, actor);
       d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
-      return;
+      return ReasonCode.RESTART_LIMIT_EXCEEDED;
     }
     d.scheduleRestart(d.now, new RestartInfo(kind, reason, s.currentPod, null, d.now, null, "", null, null));
     d.decided(DecisionAction.Restart, code, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0, actor);
+    return code;
   }
 
   private static void failure(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {
@@ -88,8 +94,8 @@ final class FailureSteps {
     }
     // d. Ignore: restart at once, not a failure
     if (c.action() == FailureAction.Ignore) {
-      d.recordRunEnd(e.podUid(), RunOutcome.Ignored, cls, e.exitCode(), ReasonCode.FAILURE_IGNORED);
-      restartAtOnce(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system");
+      ReasonCode decided = restartAtOnce(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system");
+      d.recordRunEnd(e.podUid(), RunOutcome.Ignored, cls, e.exitCode(), decided);
       return;
     }
     // d2. blamed on a shared dependency whose circuit is Open or HalfOpen, or that this failure opens

@@ -171,6 +171,22 @@ class FailureDecisionScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void anExit42RefusedByAFullWindowEscalatesAndItsHistorySaysSo() {
+    f.policy("win", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        restartLimit: {maxRestarts: 1, window: 1h}
+        """);
+    f.kubelet.script("w42", Run.exit(42, "Error", "reload"), Run.exit(42, "Error", "reload again"));
+    f.instance("w42", "win");
+    AgentInstance escalated = f.awaitInstance("w42", i -> i.getStatus().phase == Phase.Escalated);
+    var st = escalated.getStatus();
+    assertThat(st.lastDecision.reasonCode).isEqualTo("restart_limit_exceeded");
+    assertThat(st.lastDecision.maxAttempts).as("no open sequence: the policy's maxRetries").isEqualTo(3);
+    assertThat(st.history).extracting(r -> r.reasonCode).containsExactly("restart_requested", "restart_limit_exceeded");
+    noMorePodsThan("w42", 2);
+  }
+
+  @Test
   void oomKilledIsCappedAtTwoRetries() {
     f.policy("five", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}

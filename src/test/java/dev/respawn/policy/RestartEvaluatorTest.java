@@ -564,12 +564,42 @@ class RestartEvaluatorTest {
       assertThat(s.state.lastDecision.attempt()).isEqualTo(1);
       assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(3);
       assertThat(s.state.lastDecision.finalAttempt()).isFalse();
-      s.restartAndRun();
+      s.running(); // exit 42 restarts at once: the next run's pod exists
       s.restartRequest = new Request("r-1", null);
       s.reconcile();
       assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
       assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(3);
       assertThat(s.state.lastDecision.finalAttempt()).isFalse();
+    }
+
+    @Test
+    void anExit42RefusedByAFullWindowEscalatesAndItsHistorySaysSo() {
+      AgentSim s = sim(Specs.window(Specs.spec(), 1, "1h")).started(); // maxRetries 3
+      s.exit(1);
+      s.restartAndRun(); // the window's one restart
+      s.exit(42);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
+      assertThat(s.state.lastDecision.maxAttempts()).as("the open sequence's max").isEqualTo(3);
+      assertThat(s.state.history).last().satisfies(r -> {
+        assertThat(r.outcome()).isEqualTo(RunOutcome.RestartRequest);
+        assertThat(r.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
+      });
+    }
+
+    @Test
+    void anIgnoredFailureRefusedByAFullWindowEscalatesAndItsHistorySaysSo() {
+      FailureRule ignore = rule("flaky-tool", "Ignore");
+      ignore.match.exitCodes = List.of(75);
+      AgentSim s = sim(Specs.window(retries(rules(Specs.spec(), ignore), 5), 1, "1h")).started();
+      s.exit(75);
+      s.running(); // restarted at once: the window's one restart
+      s.exit(75);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
+      assertThat(s.state.lastDecision.maxAttempts()).as("no open sequence: the policy's maxRetries").isEqualTo(5);
+      assertThat(s.state.history).extracting(InstanceState.RunInfo::reasonCode)
+          .containsExactly(ReasonCode.FAILURE_IGNORED, ReasonCode.RESTART_LIMIT_EXCEEDED);
     }
 
     @Test
