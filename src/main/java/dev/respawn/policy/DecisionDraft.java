@@ -120,8 +120,25 @@ final class DecisionDraft {
 
   /** Records the ending of the current run in status.history (keyed by pod UID: counted once). */
   void recordRunEnd(String podUid, RunOutcome outcome, InterruptionClass cls, Integer exitCode, ReasonCode code) {
-    state.addHistory(new RunInfo(state.run, state.currentPod, podUid, state.runStartedAt, now, outcome, cls,
+    state.addHistory(new RunInfo(state.run, state.currentPod, podUid, runStartedAt(), now, outcome, cls,
         exitCode, code));
+  }
+
+  /**
+   * When the current run started: when this operator saw it running, else (it ended before it was seen
+   * running) its pod's own start, else when its restart made it; never after its end.
+   */
+  private Instant runStartedAt() {
+    if (state.runStartedAt != null) {
+      return state.runStartedAt;
+    }
+    Instant podStart = observedCurrent == null ? null : observedCurrent.startedAt();
+    RestartInfo restart = state.lastRestart;
+    Instant made = restart != null && state.currentPod != null && state.currentPod.equals(restart.pod())
+        ? restart.startedAt() : null;
+    Instant started = podStart != null ? podStart : made;
+    // pod times have whole seconds, read as the latest instant they can mean: a run ended within that second
+    return started == null || !started.isAfter(now) ? started : now;
   }
 
   /** Terminal phases Escalated and Failed: the condition message and Event carry context and a checklist. */

@@ -88,6 +88,22 @@ class LifecycleScenarioTest extends MockClusterScenario {
     assertThat(f.pod("clean-1").getStatus().getPhase()).isEqualTo("Succeeded");
   }
 
+  /** A run whose pod went from Pending straight to Failed (never seen Running) started all the same. */
+  @Test
+  void aRunNeverSeenRunningHasItsPodsStartInHistory() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("nosee", Run.stuckPending("ContainerCreating", ""), Run.runForever());
+    f.instance("nosee", "fast");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("nosee-1") != null
+        && f.pod("nosee-1").getStatus() != null && "Pending".equals(f.pod("nosee-1").getStatus().getPhase()));
+    f.kubelet.terminate("nosee-1", 1, "Error", "boom");
+    AgentInstance running = f.awaitInstance("nosee", i -> at(i, 2, Phase.Running));
+    assertThat(running.getStatus().history).singleElement().satisfies(r -> {
+      assertThat(r.pod).isEqualTo("nosee-1");
+      assertThat(r.startedAt).as(f.describe("nosee")).isNotNull();
+    });
+  }
+
   @Test
   void exitCode42RestartsAtOnceWithoutCountingAFailure() {
     // a one-hour backoff and a circuit that opens on the first failure: a restart within the test

@@ -170,6 +170,26 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aRunThatEndedBeforeItWasSeenRunningStartedWithItsPod() {
+      AgentSim s = sim(Specs.spec());
+      s.reconcile(); // coder-1 created, never seen running
+      Instant podStart = s.now.plusSeconds(2);
+      s.advance(Duration.ofSeconds(5));
+      s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(), podStart, null, null,
+          false);
+      s.exit(1); // reported only once it ended
+      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::startedAt).isEqualTo(podStart);
+      s.restartStillPending(); // coder-2 created at nextRestartAt, never seen running
+      Instant made = s.state.lastRestart.startedAt();
+      s.advance(Duration.ofSeconds(1));
+      s.end(EndingKind.DELETED, null); // its pod gone: only its start is known
+      assertThat(s.state.history).last().satisfies(r -> {
+        assertThat(r.pod()).isEqualTo("coder-2");
+        assertThat(r.startedAt()).isEqualTo(made);
+      });
+    }
+
+    @Test
     void eachEndingIsCountedOnceHoweverOftenItIsReported() {
       AgentSim s = sim(Specs.spec()).started();
       RunEnding e = new RunEnding("coder-1", s.pod.uid(), EndingKind.TERMINATED, 1, "Error", null, s.now);
