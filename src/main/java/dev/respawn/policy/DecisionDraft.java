@@ -226,14 +226,14 @@ final class DecisionDraft {
 
   /**
    * The pods to delete: the current run's when the decision ends it or it ended while its pod lives on
-   * (sidecars), and once a run has started (is running, or ran and ended), the finished pods of earlier
-   * runs (kept until then for logs).
+   * (sidecars) and a next run is to follow, and once a run has started (is running, or ran and ended), the
+   * finished pods of earlier runs (kept until then for logs).
    */
   private List<PodDeletion> deletions() {
     List<PodDeletion> out = new ArrayList<>();
     PodView current = observedCurrent;
     if (current != null && current.isLive() && current.stage() != PodView.Stage.TERMINATING
-        && (endRun || obs.ending().isPresent())) {
+        && (endRun || (obs.ending().isPresent() && !keptForLogs()))) {
       out.add(new PodDeletion(current.name(), current.uid(), endRun ? PodDeletion.Why.END_RUN
           : PodDeletion.Why.ENDED_BUT_LIVE));
     }
@@ -251,6 +251,15 @@ final class DecisionDraft {
       }
     }
     return out;
+  }
+
+  /**
+   * A run that ended in Succeeded, Failed or Escalated is followed by no next run: its pod, sidecars still
+   * running, is kept for kubectl logs (the Escalated message points there) like any finished pod; a resume
+   * leaves the phase, and the pod is deleted so that the next run can start.
+   */
+  private boolean keptForLogs() {
+    return state.phase == Phase.Succeeded || state.phase == Phase.Failed || state.phase == Phase.Escalated;
   }
 
   private Liveness idleLiveness() {

@@ -199,9 +199,12 @@ public final class RestartEvaluator {
     }
     Optional<RunEnding> ending = d.obs.ending()
         .filter(e -> e.pod().equals(s.currentPod) && !s.hasRecorded(e.podUid()));
+    // a run that ended (recorded already) while its pod lives on, sidecars running, is no live run: a resume
+    // out of a terminal phase that kept it for logs waits for it to go, it does not make it Running again
+    boolean ended = pod.isPresent() && d.obs.ending().filter(e -> e.pod().equals(pod.get().name())).isPresent();
     if (ending.isPresent() && !s.phase.isTerminal()) {
       FailureSteps.runEnded(d, ending.get(), evaluators);
-    } else if (pod.isPresent() && pod.get().isLive() && !s.phase.isTerminal()) {
+    } else if (pod.isPresent() && pod.get().isLive() && !s.phase.isTerminal() && !ended) {
       progress(d, pod.get());
     }
   }

@@ -4,6 +4,7 @@ import static dev.respawn.controller.OperatorFixture.at;
 import static dev.respawn.controller.OperatorFixture.condition;
 import static dev.respawn.controller.OperatorFixture.hasCondition;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.CircuitState;
@@ -12,6 +13,7 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.sandbox.Run;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -184,6 +186,26 @@ class FailureDecisionScenarioTest extends MockClusterScenario {
     assertThat(st.lastDecision.maxAttempts).as("no open sequence: the policy's maxRetries").isEqualTo(3);
     assertThat(st.history).extracting(r -> r.reasonCode).containsExactly("restart_requested", "restart_limit_exceeded");
     noMorePodsThan("w42", 2);
+  }
+
+  /** api.md §2: a finished pod is kept for kubectl logs until the next run has started, sidecars or not. */
+  @Test
+  void theSidecarPodOfAFailedRunIsKeptForLogsUntilAResumeStartsTheNextRun() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("side", Run.runForever(), Run.runForever());
+    f.instance("side", "fast", spec -> spec.template = new PodTemplateSpecBuilder().withNewSpec()
+        .addNewContainer().withName("agent").withImage("registry.example/agents/coder:1.4").endContainer()
+        .addNewContainer().withName("proxy").withImage("registry.example/proxy:1").endContainer()
+        .endSpec().build());
+    f.awaitInstance("side", i -> at(i, 1, Phase.Running));
+    f.kubelet.terminateContainer("side-1", "agent", 1, "Error", "syntax_error: bad plan");
+    AgentInstance failed = f.awaitInstance("side", i -> i.getStatus().phase == Phase.Failed);
+    assertThat(condition(failed, "Escalated").message).contains("kubectl logs side-1");
+    f.holdsFor(QUIET, () -> f.pod("side-1") != null, kept -> kept);
+    f.annotate("side", "respawn.dev/resume", "r1");
+    AgentInstance resumed = f.awaitInstance("side", i -> at(i, 2, Phase.Running));
+    assertThat(resumed.getStatus().history).extracting(r -> r.outcome).containsExactly("Failure");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("side-1") == null);
   }
 
   @Test

@@ -11,6 +11,7 @@ import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.sandbox.Run;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -86,6 +87,21 @@ class LifecycleScenarioTest extends MockClusterScenario {
     assertThat(hasCondition(done, "Ready", "False", "PodNotRunning")).isTrue();
     f.holdsFor(Duration.ofMillis(700), () -> f.podsEverCreated("clean"), p -> p.size() == 1);
     assertThat(f.pod("clean-1").getStatus().getPhase()).isEqualTo("Succeeded");
+  }
+
+  /** api.md §2: with a sidecar still running, the pod of the clean exit is kept for kubectl logs all the same. */
+  @Test
+  void exitZeroWhileASidecarRunsKeepsThePodForLogs() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("side0", Run.runForever());
+    f.instance("side0", "fast", spec -> spec.template = new PodTemplateSpecBuilder().withNewSpec()
+        .addNewContainer().withName("agent").withImage("registry.example/agents/coder:1.4").endContainer()
+        .addNewContainer().withName("proxy").withImage("registry.example/proxy:1").endContainer()
+        .endSpec().build());
+    f.awaitInstance("side0", i -> at(i, 1, Phase.Running));
+    f.kubelet.terminateContainer("side0-1", "agent", 0, "Completed", "");
+    f.awaitInstance("side0", i -> i.getStatus().phase == Phase.Succeeded);
+    f.holdsFor(Duration.ofMillis(1500), () -> f.pod("side0-1") != null, kept -> kept);
   }
 
   /** A run whose pod went from Pending straight to Failed (never seen Running) started all the same. */

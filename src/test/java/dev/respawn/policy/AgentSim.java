@@ -129,6 +129,14 @@ final class AgentSim {
     return exit(code, code == 0 ? "Completed" : "Error", null);
   }
 
+  /** The agent container exits while sidecars run on: the run has ended, its pod is still live. */
+  Decision exitWhileSidecarsRun(int code, String message) {
+    RunEnding e = new RunEnding(pod.name(), pod.uid(), EndingKind.TERMINATED, code, code == 0 ? "Completed" : "Error",
+        message, now);
+    endings.put(pod.uid(), e);
+    return reconcile(e);
+  }
+
   Decision end(EndingKind kind, String reason) {
     RunEnding e = new RunEnding(pod.name(), pod.uid(), kind, null, reason, null, now);
     pod = new PodView(pod.name(), pod.uid(), PodView.Stage.FINISHED, pod.createdAt(), pod.startedAt(), null, null,

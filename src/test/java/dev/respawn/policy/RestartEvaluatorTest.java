@@ -170,6 +170,37 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aSidecarPodOfARunThatEndedTheInstanceIsKeptForLogsUntilAResumeStartsTheNextRun() {
+      AgentSim s = sim(Specs.spec()).started();
+      Decision failed = s.exitWhileSidecarsRun(1, "syntax_error: bad plan");
+      assertThat(s.state.phase).isEqualTo(Phase.Failed);
+      assertThat(failed.deletions()).as("no next run follows: kept for kubectl logs").isEmpty();
+      assertThat(s.reconcile().deletions()).isEmpty();
+      s.resumeRequest = new Request("r-1", null);
+      Decision resumed = s.reconcile();
+      assertThat(resumed.deletions()).extracting(PodDeletion::name, PodDeletion::why)
+          .containsExactly(org.assertj.core.groups.Tuple.tuple("coder-1", PodDeletion.Why.ENDED_BUT_LIVE));
+      assertThat(resumed.start()).as("never two live pods").isEmpty();
+      assertThat(s.reconcile().start()).hasValueSatisfying(p -> assertThat(p.podName()).isEqualTo("coder-2"));
+    }
+
+    @Test
+    void aSidecarPodOfACleanExitIsKeptForLogs() {
+      AgentSim s = sim(Specs.spec()).started();
+      Decision succeeded = s.exitWhileSidecarsRun(0, null);
+      assertThat(s.state.phase).isEqualTo(Phase.Succeeded);
+      assertThat(succeeded.deletions()).isEmpty();
+    }
+
+    @Test
+    void aSidecarPodOfARunThatIsRestartedIsDeletedAtOnce() {
+      AgentSim s = sim(Specs.spec()).started();
+      Decision failed = s.exitWhileSidecarsRun(1, "network_timeout: upstream");
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      assertThat(failed.deletions()).extracting(PodDeletion::why).containsExactly(PodDeletion.Why.ENDED_BUT_LIVE);
+    }
+
+    @Test
     void aRunThatEndedBeforeItWasSeenRunningStartedWithItsPod() {
       AgentSim s = sim(Specs.spec());
       s.reconcile(); // coder-1 created, never seen running
