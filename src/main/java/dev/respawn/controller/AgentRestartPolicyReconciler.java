@@ -145,7 +145,8 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     status.conditions = Conditions.merge(previous, wantedConditions, status.observedGeneration,
         settings.clock().instant());
     var wanted = Serialization.jsonMapper().valueToTree(status);
-    var current = policy.getStatus() == null ? null : Serialization.jsonMapper().valueToTree(policy.getStatus());
+    var current = policy.getStatus() == null ? null
+        : DependencyStatuses.withProbesShown(Serialization.jsonMapper().valueToTree(policy.getStatus()));
     if (!Objects.equals(wanted, current)) {
       PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(policy, context, r -> {
         r.setStatus(status);

@@ -32,7 +32,8 @@ final class DependencyDecisions {
           continue;
         }
         out.add(List.of(String.valueOf(d.name), String.valueOf(d.state), String.valueOf(d.halfOpenAt),
-            String.valueOf(d.closedAt), String.valueOf(d.probes), String.valueOf(d.releaseOrder)));
+            String.valueOf(d.closedAt),
+            String.valueOf(d.probes == null ? List.of() : d.probes), String.valueOf(d.releaseOrder)));
       }
     }
     return out;

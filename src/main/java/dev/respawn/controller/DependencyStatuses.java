@@ -1,5 +1,7 @@
 package dev.respawn.controller;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.BlameRecord;
 import dev.respawn.api.v1alpha1.CircuitState;
@@ -49,13 +51,31 @@ public final class DependencyStatuses {
     return listed == null ? List.of() : listed.stream().filter(java.util.Objects::nonNull).toList();
   }
 
+  /**
+   * A policy status as read back, with each dependency's probes list as the operator writes it: a [] written
+   * may come back absent (some API servers, the fabric8 mock among them, drop empty lists), and that alone is
+   * no change to write again.
+   */
+  static JsonNode withProbesShown(JsonNode status) {
+    if (status == null || !status.path("dependencies").isArray()) {
+      return status;
+    }
+    JsonNode copy = status.deepCopy();
+    for (JsonNode d : copy.path("dependencies")) {
+      if (d instanceof ObjectNode o && !o.has("probes")) {
+        o.putArray("probes");
+      }
+    }
+    return copy;
+  }
+
   static DependencyStatus toStatus(DependencyCircuit c) {
     DependencyStatus d = new DependencyStatus();
     d.name = c.name();
     d.state = c.state();
     d.blamed = c.blamed();
     d.waiting = c.waiting();
-    d.probes = c.probes().isEmpty() ? null : c.probes();
+    d.probes = c.probes(); // always shown, [] when none (api.md §11's example)
     d.trips = c.trips();
     d.openedAt = StatusMapper.text(c.openedAt());
     d.halfOpenAt = StatusMapper.text(c.halfOpenAt());

@@ -99,6 +99,25 @@ class DependencyScenarioTest extends MockClusterScenario {
         .anySatisfy(n -> assertThat(n).contains("HalfOpen -> Closed")));
   }
 
+  @Test
+  void statusShowsEveryFieldOfACircuitProbesAsAnEmptyListAndWritesItOnce() {
+    f.policy("fleet", FLEET);
+    AgentRestartPolicy p = f.awaitPolicy("fleet", x -> modelApi(x) != null);
+    var shown = io.fabric8.kubernetes.client.utils.Serialization.jsonMapper().valueToTree(p.getStatus())
+        .path("dependencies").get(0);
+    assertThat(shown.path("probes").isArray()).as("probes in %s (api.md §11 shows probes: [])", shown).isTrue();
+    assertThat(shown.path("probes")).isEmpty();
+    for (String field : List.of("blamed", "waiting", "trips")) {
+      assertThat(shown.has(field)).as("%s in %s", field, shown).isTrue();
+    }
+    // nothing changes afterwards: the [] shown is no reason to write the status again
+    f.stopOperator();
+    f.api.requests().clear();
+    f.startOperator();
+    f.holdsFor(Duration.ofMillis(1500), () -> f.operatorWrites().stream()
+        .filter(r -> r.path().contains("agentrestartpolicies")).count(), n -> n == 0);
+  }
+
   private double dependencyGauge(String state) {
     return f.metrics.registry().get("respawn.dependency.circuits").tag("state", state).gauge().value();
   }

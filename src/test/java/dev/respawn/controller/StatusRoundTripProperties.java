@@ -59,6 +59,19 @@ class StatusRoundTripProperties {
   }
 
   @org.junit.jupiter.api.Test
+  void aCircuitsEmptyProbesReadBackAbsentAreWhatTheOperatorWrote() {
+    var written = Serialization.jsonMapper().valueToTree(DependencyStatuses.toStatus(
+        dev.respawn.policy.DependencyCircuit.closed("model-api")));
+    assertThat(written.path("probes").isArray()).as("%s", written).isTrue();
+    var dropped = Serialization.jsonMapper().createObjectNode();
+    dropped.putArray("dependencies").add(written.deepCopy());
+    ((com.fasterxml.jackson.databind.node.ObjectNode) dropped.path("dependencies").get(0)).remove("probes");
+    var wrote = Serialization.jsonMapper().createObjectNode();
+    wrote.putArray("dependencies").add(written);
+    assertThat(DependencyStatuses.withProbesShown(dropped)).isEqualTo(wrote);
+  }
+
+  @org.junit.jupiter.api.Test
   void nullItemsInAHandEditedPolicyStatusAreLeftOut() {
     dev.respawn.api.v1alpha1.AgentRestartPolicy policy = new dev.respawn.api.v1alpha1.AgentRestartPolicy();
     policy.setStatus(Serialization.unmarshal("""
