@@ -46,8 +46,8 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
   public record Release(Optional<Instant> at, boolean now) {}
 
   /**
-   * One step of the circuit at {@code now}, from every instance's latest blame, the waiting instances and
-   * the outcome of each probe's run.
+   * One step of the circuit at {@code now}, from every instance's latest blame (with those the circuit
+   * already recorded), the waiting instances and the outcome of each probe's run.
    */
   public static Step advance(DependencySettings s, DependencyCircuit c, List<Blame> blames, List<Waiter> waiting,
       Map<String, ProbeOutcome> probeRuns, Map<String, Instant> probeFailures, Instant now) {
@@ -55,7 +55,11 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     List<Waiter> queue = new ArrayList<>(waiting);
     queue.sort(Comparator.comparing(Waiter::failedAt, Comparator.nullsFirst(Comparator.naturalOrder()))
         .thenComparing(Waiter::instance));
-    List<Blame> recent = recent(s, blames, c.closedAt(), now);
+    // an instance's blame outlives its status: a later failure for another reason replaces lastFailure there,
+    // but the blame still counts within the window, so the blames status already holds are kept too
+    List<Blame> known = new ArrayList<>(c.recentBlame());
+    known.addAll(blames);
+    List<Blame> recent = recent(s, known, c.closedAt(), now);
     d.blamed = recent.size();
     // status keeps only the newest failureThreshold of them: all an opening needs, and bounded
     d.recent = recent.size() > s.failureThreshold() ? recent.subList(recent.size() - s.failureThreshold(),

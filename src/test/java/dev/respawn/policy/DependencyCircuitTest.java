@@ -53,6 +53,22 @@ class DependencyCircuitTest {
   }
 
   @Test
+  void aBlameIsNotForgottenWhenTheInstanceLaterFailsForAnotherReason() {
+    // a0 blamed at t(0): recorded; its next run then fails with "disk full", so the fleet shows no blame of a0
+    Step a0 = advance(DependencyCircuit.closed("model-api"), List.of(new Blame("a0", t(0))), List.of(), t(1));
+    assertThat(a0.next().blamed()).isEqualTo(1);
+    Step later = advance(a0.next(), List.of(), List.of(), t(5));
+    assertThat(later.next().blamed()).as("a0's blame is still within the window").isEqualTo(1);
+    Step opens = advance(later.next(), List.of(new Blame("a1", t(10)), new Blame("a2", t(20))), List.of(), t(21));
+    assertThat(opens.next().state()).as("a0, a1 and a2 blamed within 1m").isEqualTo(CircuitState.Open);
+    assertThat(opens.next().openedAt()).isEqualTo(t(20));
+    // out of the window, a recorded blame no longer counts
+    Step aged = advance(a0.next(), List.of(new Blame("a1", t(70)), new Blame("a2", t(80))), List.of(), t(81));
+    assertThat(aged.next().state()).isEqualTo(CircuitState.Closed);
+    assertThat(aged.next().blamed()).isEqualTo(2);
+  }
+
+  @Test
   void distinctInstancesWithinTheWindowOpenItAtTheFailureThatReachesTheThreshold() {
     DependencyCircuit closed = DependencyCircuit.closed("model-api");
     // the same instance blamed three times is one instance
