@@ -74,15 +74,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
           d.releaseOrder = List.of();
         }
       }
-      case Open -> {
-        if (!now.isBefore(c.halfOpenAt())) {
-          if (queue.isEmpty()) {
-            d.close(now, List.of(), "no instance waits for it");
-          } else {
-            d.halfOpen(now, queue.stream().limit(s.probes()).map(Waiter::instance).toList());
-          }
-        }
-      }
+      case Open -> open(s, d, queue, probeRuns, now);
       case HalfOpen -> halfOpen(s, d, queue, probeRuns, probeFailures, now);
       default -> { }
     }
@@ -95,13 +87,51 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     return new Step(next, d.transitions, wake);
   }
 
+  /**
+   * Open: the probes of an earlier round whose runs still go on stay probes (never more than {@code probes}
+   * probe runs at once); once openDuration is over, waiters that waited longest join them up to
+   * {@code probes}, and one of them healthy for resetAfter meanwhile closes it.
+   */
+  private static void open(DependencySettings s, Draft d, List<Waiter> queue, Map<String, ProbeOutcome> runs,
+      Instant now) {
+    List<String> running = stillRunning(d.probes, queue, runs);
+    d.probes = running;
+    if (now.isBefore(d.halfOpenAt)) {
+      return;
+    }
+    Optional<String> healthy = running.stream().filter(p -> runs.get(p) == ProbeOutcome.HEALTHY).findFirst();
+    if (healthy.isPresent()) {
+      d.halfOpen(now, running);
+      d.close(now, queue.stream().map(Waiter::instance).toList(), "probe " + healthy.get()
+          + " (of an earlier round) was healthy for resetAfter");
+    } else if (queue.isEmpty() && running.isEmpty()) {
+      d.close(now, List.of(), "no instance waits for it");
+    } else {
+      List<String> chosen = new ArrayList<>(running);
+      queue.stream().map(Waiter::instance).limit(Math.max(0, s.probes() - running.size())).forEach(chosen::add);
+      d.halfOpen(now, chosen);
+    }
+  }
+
+  /**
+   * The probes whose runs still go on (or already proved healthy): not gone, not failed, not waiting again
+   * (a probe blamed again while the circuit is Open waits like every other instance).
+   */
+  private static List<String> stillRunning(List<String> probes, List<Waiter> queue, Map<String, ProbeOutcome> runs) {
+    return probes.stream().filter(p -> runs.get(p) == ProbeOutcome.RUNNING || runs.get(p) == ProbeOutcome.HEALTHY)
+        .filter(p -> queue.stream().noneMatch(w -> w.instance().equals(p))).toList();
+  }
+
   private static void halfOpen(DependencySettings s, Draft d, List<Waiter> queue, Map<String, ProbeOutcome> runs,
       Map<String, Instant> failures, Instant now) {
     List<String> probes = new ArrayList<>(d.probes);
     for (String probe : d.probes) {
       ProbeOutcome outcome = runs.getOrDefault(probe, ProbeOutcome.GONE);
       if (outcome == ProbeOutcome.FAILED) {
+        List<String> others = d.probes.stream().filter(p -> !p.equals(probe)).toList();
         d.open(s, failures.getOrDefault(probe, now), "probe " + probe + " failed again");
+        // the other probes' runs go on: they stay probes, so the next HalfOpen starts only the missing number
+        d.probes = stillRunning(others, queue, runs);
         return;
       }
       if (outcome == ProbeOutcome.HEALTHY) {

@@ -146,7 +146,17 @@ class DependencyCircuitTest {
     assertThat(reopens.next().openedAt()).isEqualTo(t(35));
     assertThat(reopens.next().halfOpenAt()).isEqualTo(t(65));
     assertThat(reopens.next().trips()).isEqualTo(2);
-    assertThat(reopens.next().probes()).isEmpty();
+    // e's run goes on: it stays a probe, and the next HalfOpen starts only one more (never more than 2 at once)
+    assertThat(reopens.next().probes()).containsExactly("e");
+    Step again = DependencyCircuit.advance(MODEL_API, reopens.next(), List.of(), List.of(new Waiter("c", t(35)),
+        new Waiter("d", t(5)), new Waiter("f", t(6))), Map.of("e", ProbeOutcome.RUNNING), Map.of(), t(65));
+    assertThat(again.next().state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(again.next().probes()).containsExactly("e", "d");
+    // e healthy for resetAfter while Open: once openDuration is over, it closes the circuit
+    Step healthy = DependencyCircuit.advance(MODEL_API, reopens.next(), List.of(), List.of(new Waiter("c", t(35)),
+        new Waiter("d", t(5))), Map.of("e", ProbeOutcome.HEALTHY), Map.of(), t(65));
+    assertThat(healthy.next().state()).isEqualTo(CircuitState.Closed);
+    assertThat(healthy.next().releaseOrder()).containsExactly("d", "c");
     Step replaced = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(new Waiter("d", t(5))),
         Map.of("c", ProbeOutcome.GONE, "e", ProbeOutcome.RUNNING), Map.of(), t(36));
     assertThat(replaced.next().state()).isEqualTo(CircuitState.HalfOpen);
@@ -175,10 +185,81 @@ class DependencyCircuitTest {
         List.of(), t(33)).next().state()).isEqualTo(CircuitState.Closed);
   }
 
-  @Property(tries = 200)
-  void onlyLegalTransitionsNeverMoreProbesThanAllowedNeverAFasterRelease(
+  @Property(tries = 300)
+  void onlyLegalTransitionsNeverMoreProbeRunsThanAllowedNeverAFasterRelease(
       @ForAll @IntRange(min = 1, max = 5) int threshold, @ForAll @IntRange(min = 1, max = 4) int probes,
-      @ForAll @IntRange(min = 1, max = 20) int rate, @ForAll @IntRange(min = 0, max = 12) int fleet) {
+      @ForAll @IntRange(min = 1, max = 20) int rate, @ForAll @IntRange(min = 0, max = 12) int fleet,
+      @ForAll long seed) {
+    DependencySettings s = settings(threshold, probes, rate);
+    java.util.Random random = new java.util.Random(seed);
+    DependencyCircuit c = DependencyCircuit.closed("model-api");
+    // the fleet as the circuit sees it: each instance's latest blame, and whether it waits or its probe run goes on
+    Map<String, Instant> failedAt = new java.util.HashMap<>();
+    Set<String> probing = new java.util.HashSet<>();
+    Set<String> healthy = new java.util.HashSet<>();
+    for (int i = 0; i < fleet; i++) {
+      failedAt.put("i" + i, t(i));
+    }
+    Instant now = t(fleet);
+    for (int round = 0; round < 16; round++) {
+      Map<String, ProbeOutcome> runs = new java.util.HashMap<>();
+      Map<String, Instant> failures = new java.util.HashMap<>();
+      for (String p : c.probes()) {
+        boolean failedAgain = !probing.contains(p) && !healthy.contains(p) && c.halfOpenAt() != null
+            && failedAt.get(p).isAfter(c.halfOpenAt());
+        runs.put(p, healthy.contains(p) ? ProbeOutcome.HEALTHY : failedAgain ? ProbeOutcome.FAILED
+            : ProbeOutcome.RUNNING);
+        if (failedAgain) {
+          failures.put(p, failedAt.get(p));
+        }
+      }
+      List<Blame> blames = failedAt.entrySet().stream().map(e -> new Blame(e.getKey(), e.getValue())).toList();
+      List<Waiter> waiting = failedAt.entrySet().stream()
+          .filter(e -> !probing.contains(e.getKey()) && !healthy.contains(e.getKey()))
+          .map(e -> new Waiter(e.getKey(), e.getValue())).toList();
+      Step step = DependencyCircuit.advance(s, c, blames, waiting, runs, failures, now);
+      for (DependencyCircuit.Transition x : step.transitions()) {
+        assertThat(List.of("Closed>Open", "Open>HalfOpen", "HalfOpen>Open", "HalfOpen>Closed", "Open>Closed"))
+            .contains(x.from() + ">" + x.to());
+        assertThat(x.at()).isBeforeOrEqualTo(now);
+      }
+      c = step.next();
+      assertThat(c.probes().size()).isLessThanOrEqualTo(probes);
+      if (c.state() == CircuitState.Closed) {
+        probing.clear(); // closed: every run goes on as an ordinary run, and the waiters are released
+        healthy.clear();
+        failedAt.keySet().removeIf(n -> true);
+        break;
+      }
+      if (c.state() == CircuitState.HalfOpen) {
+        assertThat(now).isAfterOrEqualTo(c.halfOpenAt());
+        for (String p : c.probes()) { // the instances' side: a chosen probe starts unless its run was blamed again
+          if (!probing.contains(p) && !healthy.contains(p)
+              && c.release(s, p, failedAt.get(p), now).now()) {
+            probing.add(p);
+          }
+        }
+      }
+      assertThat(probing.size() + healthy.size()).as("probe runs alive at once (%s)", c).isLessThanOrEqualTo(probes);
+      // then each probe run fails again (blamed), proves healthy for resetAfter, or goes on
+      now = now.plusSeconds(1 + random.nextInt(40));
+      for (String p : List.copyOf(probing)) {
+        int roll = random.nextInt(4);
+        if (roll == 0) {
+          probing.remove(p);
+          failedAt.put(p, now.minusMillis(500));
+        } else if (roll == 1) {
+          probing.remove(p);
+          healthy.add(p);
+        }
+      }
+    }
+  }
+
+  @Property(tries = 200)
+  void neverAFasterRelease(@ForAll @IntRange(min = 1, max = 5) int threshold,
+      @ForAll @IntRange(min = 1, max = 4) int probes, @ForAll @IntRange(min = 1, max = 20) int rate,
+      @ForAll @IntRange(min = 0, max = 12) int fleet) {
     DependencySettings s = settings(threshold, probes, rate);
     DependencyCircuit c = DependencyCircuit.closed("model-api");
     List<Blame> blames = new ArrayList<>();
@@ -193,17 +274,7 @@ class DependencyCircuitTest {
       for (String p : c.probes()) {
         runs.put(p, round % 3 == 2 ? ProbeOutcome.HEALTHY : ProbeOutcome.RUNNING);
       }
-      Step step = DependencyCircuit.advance(s, c, blames, waiting, runs, Map.of(), now);
-      for (DependencyCircuit.Transition x : step.transitions()) {
-        assertThat(List.of("Closed>Open", "Open>HalfOpen", "HalfOpen>Open", "HalfOpen>Closed", "Open>Closed"))
-            .contains(x.from() + ">" + x.to());
-        assertThat(x.at()).isBeforeOrEqualTo(now);
-      }
-      c = step.next();
-      assertThat(c.probes().size()).isLessThanOrEqualTo(probes);
-      if (c.state() == CircuitState.HalfOpen) {
-        assertThat(now).isAfterOrEqualTo(c.halfOpenAt());
-      }
+      c = DependencyCircuit.advance(s, c, blames, waiting, runs, Map.of(), now).next();
       for (int i = 1; i < c.releaseOrder().size(); i++) {
         Instant before = s.releaseAt(c.closedAt(), i - 1);
         assertThat(Duration.between(before, s.releaseAt(c.closedAt(), i)))

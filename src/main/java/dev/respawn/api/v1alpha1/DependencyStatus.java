@@ -15,7 +15,8 @@ public class DependencyStatus {
   public Integer blamed;
   @JsonPropertyDescription("Instances waiting for it (phase CircuitOpen, status.waitingFor = this name).")
   public Integer waiting;
-  @JsonPropertyDescription("Instances restarted as probes in HalfOpen.")
+  @JsonPropertyDescription("Instances restarted as probes in HalfOpen; while Open, the probes whose runs still go on "
+      + "after another probe reopened it (the next HalfOpen restarts only the missing number).")
   public List<String> probes;
   @JsonPropertyDescription("Times the circuit opened.")
   public Integer trips;
