@@ -93,12 +93,26 @@ final class DependencyWait {
       return due;
     }
     DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt, d.now);
+    Instant shown = s.nextRestartAt;
     s.nextRestartAt = release.at().orElse(null);
     release.at().ifPresent(d::wakeAt);
+    if (release.now() && inReleaseOrder(circuit, d.instance()) && !release.at().get().equals(shown)) {
+      // api.md §11: each released instance shows its own nextRestartAt in status before it happens. Its turn
+      // came before status showed it (the first of the order, whose turn is closedAt; a late look; releaseRate
+      // 0): this decision writes the time, the next one, at once, starts the run
+      d.wakeAt(d.now.plusMillis(1));
+      return false;
+    }
     if (release.now() && circuit.state() == CircuitState.Closed && settings.get().releaseRate() > 0) {
       d.releasedBy = s.waitingFor; // its turn of the release: the shell keeps the fleet to the rate
     }
     return release.now();
+  }
+
+  /** True when the circuit is Closed and releases this instance in its turn (its time is its own). */
+  private static boolean inReleaseOrder(DependencyCircuit circuit, String instance) {
+    return circuit.state() == CircuitState.Closed && circuit.closedAt() != null
+        && circuit.releaseOrder().contains(instance);
   }
 
   /**

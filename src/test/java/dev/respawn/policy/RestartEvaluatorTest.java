@@ -1146,7 +1146,11 @@ class RestartEvaluatorTest {
 
     /** coder waits in CircuitOpen for model-api, opened by its own and others' failures. */
     AgentSim waiting(java.time.Instant[] opened) {
-      AgentSim s = sim(spec).started();
+      return waiting(opened, spec);
+    }
+
+    AgentSim waiting(java.time.Instant[] opened, AgentRestartPolicySpec of) {
+      AgentSim s = sim(of).started();
       s.exit(1, "Error", "upstream model API answered HTTP 503");
       opened[0] = s.now.plusMillis(300);
       s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened[0],
@@ -1164,6 +1168,55 @@ class RestartEvaluatorTest {
           opened.plusSeconds(30), null, s.now, List.of("coder"), List.of(), List.of(), 3, 3);
       s.dependencies.put("model-api", c);
       return c;
+    }
+
+    @Test
+    void aReleasedInstanceShowsItsReleaseTimeInStatusBeforeItRestarts() {
+      java.time.Instant[] opened = new java.time.Instant[1];
+      AgentSim s = waiting(opened);
+      // HalfOpen with another probe: coder waits without a time of its own
+      s.now = opened[0].plusSeconds(30);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened[0],
+          opened[0].plusSeconds(30), null, s.now, List.of("other"), List.of(), List.of(), 2, 2));
+      assertThat(s.reconcile().start()).isEmpty();
+      assertThat(s.state.nextRestartAt).isNull();
+      // the probe closed it: coder is the first of the release, its turn is closedAt
+      java.time.Instant closedAt = s.now.plusSeconds(5);
+      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Closed, 1, opened[0],
+          opened[0].plusSeconds(30), closedAt, closedAt, List.of(), List.of("coder", "late"), List.of(), 1, 0));
+      s.now = closedAt;
+      Decision shows = s.reconcile();
+      assertThat(shows.start()).as("not before status shows its time").isEmpty();
+      assertThat(s.state.nextRestartAt).isEqualTo(closedAt);
+      assertThat(shows.wakeAt()).hasValueSatisfying(t -> assertThat(t).isBefore(closedAt.plusMillis(10)));
+      s.now = shows.wakeAt().get();
+      assertThat(s.reconcile().start()).as("status showed it: its turn").isPresent();
+      assertThat(s.state.run).isEqualTo(2);
+    }
+
+    @Test
+    void aReleasedInstanceSeenAfterItsTurnShowsItsTimeFirstAlsoWithoutARate() {
+      for (String rate : List.of("5", "0")) {
+        java.time.Instant[] opened = new java.time.Instant[1];
+        AgentSim s = waiting(opened, io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+            backoff: {type: Exponential, initialDelay: 2s}
+            dependencies:
+            - name: model-api
+              match: {messageContains: ["HTTP 503"]}
+              releaseRate: %s
+            """.formatted(rate), AgentRestartPolicySpec.class));
+        assertThat(s.policy.dependency("model-api").get().releaseRate()).isEqualTo(Double.parseDouble(rate));
+        java.time.Instant closedAt = opened[0].plusSeconds(40);
+        s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Closed, 1, opened[0],
+            opened[0].plusSeconds(30), closedAt, closedAt, List.of(), List.of("first", "coder"), List.of(), 1, 0));
+        java.time.Instant turn = s.policy.dependency("model-api").get().releaseAt(closedAt, 1);
+        s.now = turn.plusSeconds(2); // a late look (the operator restarted)
+        Decision shows = s.reconcile();
+        assertThat(shows.start()).as("releaseRate %s", rate).isEmpty();
+        assertThat(s.state.nextRestartAt).isEqualTo(turn);
+        s.now = shows.wakeAt().orElseThrow();
+        assertThat(s.reconcile().start()).as("releaseRate %s", rate).isPresent();
+      }
     }
 
     @Test
