@@ -177,6 +177,18 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
   }
 
   /**
+   * True when this value differs from {@code before} only by blames that aged out of the window: time passed,
+   * nothing a user could act on (api.md §12), so status may keep showing {@code before} until a real change.
+   * Stale blames in it decide nothing: every use of recentBlame looks at the window again.
+   */
+  public boolean onlyAgedFrom(DependencyCircuit before) {
+    return blamed <= before.blamed() && before.recentBlame().containsAll(recentBlame)
+        && equals(new DependencyCircuit(before.name(), before.state(), before.trips(), before.openedAt(),
+            before.halfOpenAt(), before.closedAt(), before.lastTransitionTime(), before.probes(),
+            before.releaseOrder(), recentBlame, before.waiting(), blamed));
+  }
+
+  /**
    * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt}, may run
    * (api.md §11). A probe whose run was blamed again does not run again: the circuit reopens.
    */

@@ -57,7 +57,9 @@ public final class FleetCircuits {
         runs.put(probe, outcome(byName.get(probe), s.name(), c.halfOpenAt(), failures));
       }
       DependencyCircuit.Step step = DependencyCircuit.advance(s, c, blames, waiting, runs, failures, now);
-      circuits.add(step.next());
+      // a blame that only aged out of the window is time passing: the circuit stays as status shows it
+      boolean aged = step.transitions().isEmpty() && step.next().onlyAgedFrom(c);
+      circuits.add(aged ? c : step.next());
       if (!step.transitions().isEmpty()) {
         transitions.put(s.name(), step.transitions());
       }

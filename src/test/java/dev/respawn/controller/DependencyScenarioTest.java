@@ -114,8 +114,34 @@ class DependencyScenarioTest extends MockClusterScenario {
     f.stopOperator();
     f.api.requests().clear();
     f.startOperator();
-    f.holdsFor(Duration.ofMillis(1500), () -> f.operatorWrites().stream()
-        .filter(r -> r.path().contains("agentrestartpolicies")).count(), n -> n == 0);
+    await("no policy write of a restarted operator").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
+        .until(() -> f.operatorWrites().stream().noneMatch(r -> r.path().contains("agentrestartpolicies")));
+  }
+
+  @Test
+  void aRestartedOperatorWritesNothingForAPolicyWhoseOnlyBlameAgedOut() {
+    f.policy("fleet", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 100ms}
+        resetAfter: 30m
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["model API"]}
+          failureThreshold: 3
+          window: 1s
+        """);
+    f.kubelet.script("a0", Run.exit(1, "Error", "upstream model API answered HTTP 503")
+        .after(Duration.ofMillis(200)), Run.runForever());
+    f.instance("a0", "fleet");
+    f.awaitInstance("a0", i -> at(i, 2, Phase.Running));
+    f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).blamed != null && modelApi(p).blamed == 1);
+    Instant failed = Instant.parse(f.get("a0").getStatus().lastFailure.at);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(failed.plusMillis(1500)));
+    f.stopOperator();
+    f.api.requests().clear();
+    f.startOperator();
+    // the blame left the window while nobody looked: time passing, no write (api.md §12)
+    await("no write of a restarted operator").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+        .until(() -> f.operatorWrites().isEmpty());
   }
 
   private double dependencyGauge(String state) {

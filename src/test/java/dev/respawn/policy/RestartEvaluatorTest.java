@@ -1171,6 +1171,33 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aBlameThatOnlyAgedOutOfTheWindowLeavesTheCircuitAsStatusShowsIt() {
+      AgentSim s = sim(spec).started();
+      s.exit(1, "Error", "upstream model API answered HTTP 503"); // Closed: counted, and recorded for model-api
+      DependencyCircuit recorded = FleetCircuits.step(s.policy, java.util.Map.of(),
+          List.of(new FleetCircuits.Member("coder", s.state, false)), s.now).circuits().get(0);
+      assertThat(recorded.blamed()).isEqualTo(1);
+      // minutes later, nothing else happened: time passing is no change to write (api.md §12)
+      java.time.Instant later = s.now.plus(Duration.ofMinutes(5));
+      assertThat(FleetCircuits.step(s.policy, java.util.Map.of("model-api", recorded),
+          List.of(new FleetCircuits.Member("coder", s.state, false)), later).circuits()).containsExactly(recorded);
+      // a real change (another instance waits) shows the blames of the window only
+      DependencyCircuit changed = FleetCircuits.step(s.policy, java.util.Map.of("model-api", recorded),
+          List.of(new FleetCircuits.Member("coder", s.state, false), new FleetCircuits.Member("other",
+              blamedAt(s.state, later), false)), later).circuits().get(0);
+      assertThat(changed.blamed()).isEqualTo(1);
+      assertThat(changed.recentBlame()).extracting(DependencyCircuit.Blame::instance).containsExactly("other");
+    }
+
+    private static InstanceState blamedAt(InstanceState like, java.time.Instant at) {
+      InstanceState s = like.copy();
+      InstanceState.FailureInfo f = like.lastFailure;
+      s.lastFailure = new InstanceState.FailureInfo(f.pod(), f.podUid(), f.interruptionClass(), f.failureReason(),
+          f.reason(), f.exitCode(), f.message(), f.rule(), f.retryable(), at, "model-api");
+      return s;
+    }
+
+    @Test
     void aReleasedInstanceShowsItsReleaseTimeInStatusBeforeItRestarts() {
       java.time.Instant[] opened = new java.time.Instant[1];
       AgentSim s = waiting(opened);

@@ -11,7 +11,8 @@ public class DependencyStatus {
   public String name;
   @JsonPropertyDescription("Closed, Open (instances blamed on it wait) or HalfOpen (probes run).")
   public CircuitState state;
-  @JsonPropertyDescription("Distinct instances blamed within the window.")
+  @JsonPropertyDescription("Distinct instances blamed within the window, as of the circuit's last change (a blame "
+      + "that only ages out is not written).")
   public Integer blamed;
   @JsonPropertyDescription("Instances waiting for it (phase CircuitOpen, status.waitingFor = this name).")
   public Integer waiting;
