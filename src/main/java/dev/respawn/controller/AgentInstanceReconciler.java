@@ -50,6 +50,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RenewalClock renewals;
   private final DecisionSink sink;
   private final ReleaseGate releases = new ReleaseGate();
+  private final RecentDeletions deletions;
   private final ForgettingStore<AgentInstance> store = new ForgettingStore<>(this::forget);
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
@@ -60,6 +61,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     this.settings = settings;
     this.evaluator = RestartEvaluator.forTier(settings.tier());
     this.renewals = new RenewalClock(settings.clock());
+    this.deletions = new RecentDeletions(settings.clock());
     this.sink = sink;
   }
 
@@ -159,7 +161,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       // its turn of the release came while others' still start: it waits for its slot, nothing is written
       return UpdateControl.<AgentInstance>noUpdate().rescheduleAfter(held.get().plusMillis(1));
     }
-    Decision decision = new PodActions(context.getClient(), pods, instance).execute(decided,
+    Decision decision = new PodActions(context.getClient(), pods, instance, deletions).execute(decided,
         (invalid, message) -> evaluator.spawnFailed(policy, state, seen, invalid, message, now,
             random(instance, state)),
         // told to the Lease cache, so our own create does not come back as an event and a reconcile

@@ -31,11 +31,14 @@ final class PodActions {
   private final KubernetesClient client;
   private final InformerEventSource<Pod, AgentInstance> pods;
   private final AgentInstance instance;
+  private final RecentDeletions deletions;
 
-  PodActions(KubernetesClient client, InformerEventSource<Pod, AgentInstance> pods, AgentInstance instance) {
+  PodActions(KubernetesClient client, InformerEventSource<Pod, AgentInstance> pods, AgentInstance instance,
+      RecentDeletions deletions) {
     this.client = client;
     this.pods = pods;
     this.instance = instance;
+    this.deletions = deletions;
   }
 
   /**
@@ -93,6 +96,9 @@ final class PodActions {
 
   /** Deletes one pod, on the condition that it is still the pod of that UID; gone or replaced is fine. */
   private void delete(PodDeletion deletion) {
+    if (deletions.deleted(deletion.uid())) {
+      return; // deleted a moment ago; the pod cache has not heard yet
+    }
     DeleteOptions options = new DeleteOptionsBuilder().withNewPreconditions().withUid(deletion.uid())
         .endPreconditions().build();
     String url = client.getMasterUrl().toString().replaceAll("/+$", "") + "/api/v1/namespaces/"
@@ -106,6 +112,7 @@ final class PodActions {
       }
       LOG.info("pod {}/{} is gone or was replaced: {}", namespace(), deletion.name(), e.getMessage());
     }
+    deletions.record(deletion.uid());
   }
 
   /** Creates the heartbeat Lease; returns it when this call created it (to be told to the Lease cache). */
