@@ -57,8 +57,8 @@ class PolicyScenarioTest extends MockClusterScenario {
     f.awaitInstance("uses-broken", i -> hasCondition(i, "Ready", "True", "Healthy"));
   }
 
-  @Test
-  void aRefusalIsToldOnceNotAgainAtEveryReconcileThatFindsItUnchanged() {
+  /** Counts the refusals told to the operator's sink (Event and audit line). */
+  private AtomicInteger refusalsTold() {
     AtomicInteger told = new AtomicInteger();
     f.observer = new DecisionSink() {
       @Override
@@ -70,6 +70,12 @@ class PolicyScenarioTest extends MockClusterScenario {
         told.incrementAndGet();
       }
     };
+    return told;
+  }
+
+  @Test
+  void aRefusalIsToldOnceNotAgainAtEveryReconcileThatFindsItUnchanged() {
+    AtomicInteger told = refusalsTold();
     f.policy("broken", "maxRetries: 5000");
     f.instance("uses-broken", "broken");
     f.awaitInstance("uses-broken", i -> hasCondition(i, "Ready", "False", "PolicyInvalid"));
@@ -96,17 +102,7 @@ class PolicyScenarioTest extends MockClusterScenario {
   /** api.md §3 step 1 comes first: spec.suspend stops the run even while the instance's policy is missing. */
   @Test
   void suspendStopsTheRunWhileThePolicyIsMissing() {
-    AtomicInteger told = new AtomicInteger();
-    f.observer = new DecisionSink() {
-      @Override
-      public void decided(AgentInstance instance, dev.respawn.policy.Decision decision,
-          io.fabric8.kubernetes.api.model.Pod pod) {}
-
-      @Override
-      public void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at) {
-        told.incrementAndGet();
-      }
-    };
+    AtomicInteger told = refusalsTold();
     f.policy("gone", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
     f.kubelet.script("orphan", Run.runForever(), Run.runForever());
     f.instance("orphan", "gone");
