@@ -96,7 +96,8 @@ final class DecisionDraft {
         delay.toMillis() / 1000.0, now, null);
     // a resume decision's line says why it resumes or not, as the seed's resume_decision event: the §7 code
     // (restart_scheduled, circuit_open, ... stay in status.lastDecision, the Event and status.history)
-    ReasonCode audited = eligible != null && resumeCode != null ? resumeCode : code;
+    // (only for a restart: an escalation or a wait is audited with its own code, the resume verdict aside)
+    ReasonCode audited = eligible != null && resumeCode != null && action == DecisionAction.Restart ? resumeCode : code;
     audit = new AuditRecord(eligible != null ? "resume_decision" : "restart_decision", obs.namespace(),
         obs.instance(), state.run, cls, eligible, audited, cooldownRemaining, state.attempt, maxAttempts, now, actor);
   }
@@ -133,7 +134,7 @@ final class DecisionDraft {
       return state.runStartedAt;
     }
     Instant podStart = observedCurrent == null ? null : observedCurrent.startedAt();
-    RestartInfo restart = state.lastRestart;
+    RestartInfo restart = replacedRestart != null ? replacedRestart : state.lastRestart;
     Instant made = restart != null && state.currentPod != null && state.currentPod.equals(restart.pod())
         ? restart.startedAt() : null;
     Instant started = podStart != null ? podStart : made;
@@ -184,10 +185,16 @@ final class DecisionDraft {
 
   /** Schedules the next run at {@code at} (now or later), phase Backoff. */
   void scheduleRestart(Instant at, RestartInfo restart) {
+    if (replacedRestart == null) {
+      replacedRestart = state.lastRestart;
+    }
     state.phase = Phase.Backoff;
     state.nextRestartAt = at;
     state.lastRestart = restart;
   }
+
+  /** The restart that made the current run, when this decision already scheduled the next one. */
+  private RestartInfo replacedRestart;
 
   Decision build() {
     if (liveness == null || (state.phase != Phase.Running && state.phase != Phase.Starting)) {

@@ -75,7 +75,9 @@ public final class RestartEvaluator {
     if (!d.endRun) {
       observeRun(d, pod);
     }
-    boolean mayStart = DependencyWait.mayStart(d);
+    // a start already made (its pod exists, its status write was deferred) happened when it was let: it is
+    // taken up whatever a shared dependency says since, or its pod would run on unaccounted for
+    boolean mayStart = d.obs.nextRun().isPresent() || DependencyWait.mayStart(d);
     // what status says (the draft's state is the observed copy of it): a start that changes nothing else
     boolean unchanged = s.equals(current) && d.notices.isEmpty();
     if (mayStart && mayStartRun && RunStart.startIfDue(d)) {
