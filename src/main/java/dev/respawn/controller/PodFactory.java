@@ -31,9 +31,12 @@ public final class PodFactory {
     podMeta.setName(start.podName());
     podMeta.setNamespace(instance.getMetadata().getNamespace());
     podMeta.setLabels(labels);
-    podMeta.setAnnotations(meta.getAnnotations());
     podMeta.setOwnerReferences(List.of(owner(instance)));
     PodSpec spec = template.getSpec() == null ? new PodSpec() : template.getSpec();
+    Map<String, String> annotations = new LinkedHashMap<>(meta.getAnnotations() == null ? Map.of()
+        : meta.getAnnotations());
+    agentContainer(instance, spec).ifPresent(name -> annotations.put(AgentInstance.AGENT_CONTAINER_ANNOTATION, name));
+    podMeta.setAnnotations(annotations.isEmpty() ? null : annotations);
     spec.setRestartPolicy("Never");
     List<EnvVar> env = env(instance, start, leaseName);
     for (Container c : spec.getContainers() == null ? List.<Container>of() : spec.getContainers()) {
@@ -50,6 +53,16 @@ public final class PodFactory {
     pod.setMetadata(podMeta);
     pod.setSpec(spec);
     return pod;
+  }
+
+  /** The container whose exit decides the run: spec.agentContainer, else the template's first container. */
+  private static java.util.Optional<String> agentContainer(AgentInstance instance, PodSpec spec) {
+    String named = instance.getSpec().agentContainer;
+    if (named != null && !named.isEmpty()) {
+      return java.util.Optional.of(named);
+    }
+    return spec.getContainers() == null || spec.getContainers().isEmpty() ? java.util.Optional.empty()
+        : java.util.Optional.ofNullable(spec.getContainers().get(0).getName());
   }
 
   /** The controller owner reference every pod and Lease of the instance carries. */

@@ -1,5 +1,6 @@
 package dev.respawn.controller;
 
+import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.policy.EndingKind;
 import dev.respawn.policy.PodView;
 import dev.respawn.policy.RunEnding;
@@ -118,7 +119,10 @@ public final class PodObserver {
   private static Optional<ContainerStatus> agentStatus(Pod pod, String agentContainer) {
     List<ContainerStatus> statuses = pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null
         ? List.of() : pod.getStatus().getContainerStatuses();
-    String wanted = agentContainer;
+    // the pod's own record first: spec.agentContainer may have been edited since the pod was made
+    String recorded = pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null ? null
+        : pod.getMetadata().getAnnotations().get(AgentInstance.AGENT_CONTAINER_ANNOTATION);
+    String wanted = recorded != null ? recorded : agentContainer;
     if (wanted == null && pod.getSpec() != null && pod.getSpec().getContainers() != null
         && !pod.getSpec().getContainers().isEmpty()) {
       wanted = pod.getSpec().getContainers().get(0).getName();

@@ -193,4 +193,26 @@ class ShellContractScenarioTest extends MockClusterScenario {
     });
     f.awaitInstance("typo", i -> OperatorFixture.at(i, 1, dev.respawn.api.v1alpha1.Phase.Running));
   }
+
+  @Test
+  void anAgentContainerRenamedWhileARunLivesAppliesToTheNextRunNotToThePodOfTheOldTemplate() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("renamed", Run.runForever(), Run.runForever());
+    f.instance("renamed", "fast");
+    f.awaitInstance("renamed", i -> OperatorFixture.at(i, 1, dev.respawn.api.v1alpha1.Phase.Running));
+    f.edit("renamed", i -> {
+      i.getSpec().template.getSpec().getContainers().get(0).setName("main");
+      i.getSpec().agentContainer = "main";
+      return i;
+    });
+    f.awaitInstance("renamed", i -> i.getStatus().observedGeneration != null && i.getStatus().observedGeneration >= 2);
+    // the pod of the old template ends: its container "agent" decides, as when it was made
+    f.kubelet.terminate("renamed-1", 1, "Error", "network_timeout: upstream model API");
+    AgentInstance next = f.awaitInstance("renamed", i -> OperatorFixture.at(i, 2,
+        dev.respawn.api.v1alpha1.Phase.Running));
+    assertThat(next.getStatus().lastFailure.failureClass).isEqualTo(dev.respawn.api.v1alpha1.InterruptionClass.ToolFailure);
+    assertThat(next.getStatus().lastFailure.exitCode).isEqualTo(1);
+    assertThat(f.pod("renamed-2").getMetadata().getAnnotations())
+        .containsEntry(AgentInstance.AGENT_CONTAINER_ANNOTATION, "main");
+  }
 }

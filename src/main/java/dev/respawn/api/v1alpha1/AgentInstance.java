@@ -43,6 +43,11 @@ public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstan
   public static final String RESUME_ANNOTATION = OperatorRequest.RESUME.annotation();
   /** Pod annotation: when the operator decided to start this run (RFC 3339, the operator's clock). */
   public static final String STARTED_AT_ANNOTATION = "respawn.dev/started-at";
+  /**
+   * Pod annotation: the container whose exit decides the run (spec.agentContainer, or the first container, when
+   * the pod was made): a later edit of spec.agentContainer applies to the next run, not to a pod of the old template.
+   */
+  public static final String AGENT_CONTAINER_ANNOTATION = "respawn.dev/agent-container";
   /** Pod label naming the instance. */
   public static final String INSTANCE_LABEL = "respawn.dev/instance";
   /** Pod label carrying the run number. */
