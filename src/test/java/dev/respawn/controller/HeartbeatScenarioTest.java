@@ -291,4 +291,20 @@ class HeartbeatScenarioTest extends MockClusterScenario {
     assertThat(escalated.getStatus().terminalReason).isEqualTo(TerminalReason.StallTimeout);
     stale.stop();
   }
+
+  /** The wait for a first renewal is short: a run whose agent does not renew is shown Running within seconds. */
+  @Test
+  void aRestartedRunWhoseAgentDoesNotRenewIsShownRunningWithinSeconds() {
+    f.policy("long", """
+        backoff: {type: Immediate}
+        heartbeat: {timeout: 30m}
+        """);
+    f.kubelet.script("quiet", Run.runForever(), Run.runForever());
+    f.instance("quiet", "long");
+    f.awaitInstance("quiet", i -> at(i, 1, Phase.Running));
+    f.kubelet.terminate("quiet-1", 1, "Error", "crashed");
+    AgentInstance next = await().atMost(Duration.ofSeconds(15)).pollInterval(OperatorFixture.POLL)
+        .until(() -> f.get("quiet"), i -> at(i, 2, Phase.Running));
+    assertThat(OperatorFixture.condition(next, "Ready").reason).isEqualTo("StaleHeartbeat");
+  }
 }
