@@ -187,9 +187,33 @@ final class Observer implements AutoCloseable {
   }
 
   static void require(String what, Duration timeout, BooleanSupplier condition) {
+    require(what, timeout, condition, () -> "");
+  }
+
+  /** As {@link #require(String, Duration, BooleanSupplier)}; the message ends with what {@code seen} describes. */
+  static void require(String what, Duration timeout, BooleanSupplier condition,
+      java.util.function.Supplier<String> seen) {
     if (!await(timeout, condition)) {
-      throw new IllegalStateException("timed out after " + timeout + " waiting for " + what);
+      String more = seen.get();
+      throw new IllegalStateException("timed out after " + timeout + " waiting for " + what
+          + (more.isEmpty() ? "" : "; seen: " + more));
     }
+  }
+
+  /** The instance's pods and status as this observer sees them, for a failure message. */
+  String describe(String namespace, String instance) {
+    StringBuilder b = new StringBuilder("pods [");
+    for (Pod p : podsOf(namespace, instance)) {
+      b.append(p.getMetadata().getName()).append(" uid=").append(p.getMetadata().getUid())
+          .append(" phase=").append(p.getStatus() == null ? null : p.getStatus().getPhase())
+          .append(p.getMetadata().getDeletionTimestamp() == null ? "" : " deleting").append("; ");
+    }
+    b.append("]");
+    if (namespace.equals(instanceNamespace)) {
+      b.append(" status ").append(instance(instance).map(i -> i.getStatus() == null ? "none"
+          : io.fabric8.kubernetes.client.utils.Serialization.asJson(i.getStatus())).orElse("(no instance)"));
+    }
+    return b.toString();
   }
 
   /**
