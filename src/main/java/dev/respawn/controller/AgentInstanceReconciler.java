@@ -143,7 +143,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     }
     // api.md §3 step 1 comes first: a refused instance is suspended all the same (its live pod deleted, so that
     // a user can always stop an agent); the core decides nothing else then and needs none of the policy
-    RestartPolicy policy = resolved.policy().orElse(PolicyResolver.BUILT_IN);
+    RestartPolicy policy = resolved.policy().orElse(PolicyResolver.WHILE_REFUSED);
     boolean refusalShown = refused.map(r -> writer.showsRefusal(r.reason(), r.message())).orElse(true);
     InstanceState state = StatusMapper.toState(instance.getStatus());
     String ns = instance.getMetadata().getNamespace();
@@ -161,7 +161,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       // its turn of the release came while others' still start: it waits for its slot, nothing is written
       return UpdateControl.<AgentInstance>noUpdate().rescheduleAfter(held.get().plusMillis(1));
     }
-    Decision decision = new PodActions(context.getClient(), pods, instance, deletions).execute(decided,
+    // a refused instance gets nothing made for it, its heartbeat Lease neither (its name may be the refusal)
+    Decision decision = new PodActions(context.getClient(), pods, instance, deletions).execute(
+        refused.isPresent() ? decided.withoutLease() : decided,
         (invalid, message) -> evaluator.spawnFailed(policy, state, seen, invalid, message, now,
             random(instance, state)),
         // told to the Lease cache, so our own create does not come back as an event and a reconcile

@@ -30,6 +30,12 @@ public final class PolicyResolver {
     }
   }
 
+  /**
+   * What the core decides with while an instance is refused (its policy missing or invalid) and suspended:
+   * only the suspension is acted on, and the restarts status recorded are kept for the real policy.
+   */
+  static final RestartPolicy WHILE_REFUSED = BUILT_IN.whileRefused();
+
   private final OperatorSettings settings;
   private final Function<ResourceID, Optional<AgentRestartPolicy>> lookup;
   private final Map<String, Resolved> compiled = new ConcurrentHashMap<>();

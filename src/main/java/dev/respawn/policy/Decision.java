@@ -59,6 +59,12 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
     return Optional.of(new Notice(top.type(), top.reason(), note.toString()));
   }
 
+  /** This decision, but the heartbeat Lease is not created (the instance is refused: nothing is made for it). */
+  public Decision withoutLease() {
+    return new Decision(state, deletions, start, false, deferStatus, startsExisting, reasonCode, wakeAt, notices,
+        circuitTrips, audit, liveness);
+  }
+
   /** True when the decision ends the live current run by deleting its pod. */
   public boolean deletePod() {
     return deletions.stream().anyMatch(x -> x.why() == PodDeletion.Why.END_RUN);

@@ -39,6 +39,19 @@ public record RestartPolicy(
         dependencies);
   }
 
+  /**
+   * This policy as a stand-in for one that is missing or invalid, while only spec.suspend is acted on
+   * (api.md §3 step 1): its restartLimit window forgets none of the restarts status recorded (the real
+   * policy's window judges them again once it is back), where having no restartLimit would drop them all.
+   */
+  public RestartPolicy whileRefused() {
+    return new RestartPolicy(backoff, maxRetries, resetAfter, Optional.of(new RestartLimit(Integer.MAX_VALUE,
+        FORGETS_NOTHING)), circuitBreaker, failureRules, heartbeat, restartRequestExitCode, resume, dependencies);
+  }
+
+  /** A window no recorded restart leaves while the instance is refused (a century). */
+  private static final Duration FORGETS_NOTHING = Duration.ofDays(36_525);
+
   public record BackoffSettings(BackoffType type, Duration initialDelay, double multiplier, Duration maxDelay,
       double jitter) {}
 

@@ -124,6 +124,17 @@ class PolicyScenarioTest extends MockClusterScenario {
     f.awaitInstance("orphan", i -> at(i, 2, Phase.Running));
   }
 
+  /** A refused instance gets nothing made for it: suspended while its policy is missing, no Lease either. */
+  @Test
+  void aSuspendedInstanceWhosePolicyIsMissingGetsNoLease() {
+    AgentInstance created = f.instance("dormant", "absent", spec -> spec.suspend = true);
+    f.awaitInstance("dormant", i -> i.getStatus() != null && i.getStatus().phase == Phase.Suspended
+        && hasCondition(i, "Ready", "False", "PolicyNotFound"));
+    String lease = dev.respawn.heartbeat.HeartbeatLeases.leaseName(created);
+    f.holdsFor(Duration.ofMillis(700), () -> f.lease(lease) == null, none -> none);
+    assertThat(f.podsEverCreated("dormant")).isEmpty();
+  }
+
   private void suspend(String name, boolean suspend) {
     f.edit(name, i -> {
       i.getSpec().suspend = suspend;

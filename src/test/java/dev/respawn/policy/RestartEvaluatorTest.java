@@ -113,6 +113,33 @@ class RestartEvaluatorTest {
       assertThat(s.state.attempt).isZero();
     }
 
+    /**
+     * Suspended while its policy is refused (missing or invalid): the stand-in the core decides with keeps
+     * the restarts status recorded, also one it adopts (a start whose status write was still deferred).
+     */
+    @Test
+    void suspendWhileThePolicyIsRefusedKeepsTheRecordedRestarts() {
+      AgentSim s = sim(Specs.window(backoff("Linear", "1s", 1.0, "10s"), 10, "1h")).started();
+      Instant earlier = s.now.minus(Duration.ofMinutes(10));
+      s.state.recentRestarts = new java.util.ArrayList<>(List.of(earlier));
+      s.exit(1);
+      InstanceState shown = s.state.copy(); // Backoff, as status shows it
+      Decision start = s.restartStillPending();
+      assertThat(start.deferStatus()).as("a start with nothing else to tell waits for the run to show").isTrue();
+      Instant restarted = s.now;
+      s.state = shown; // the deferred write: status still shows the Backoff
+      s.suspend = true;
+
+      Decision kept = s.evaluator.decide(s.policy.whileRefused(), s.state, s.sighting(null), s.now, s.random);
+      assertThat(kept.state().phase).isEqualTo(Phase.Suspended);
+      assertThat(kept.state().run).as("the started run adopted").isEqualTo(2);
+      assertThat(kept.state().recentRestarts).containsExactly(earlier, restarted);
+
+      RestartPolicy unlimited = AgentSim.policy(Specs.spec()); // what the built-in defaults alone would do
+      Decision forgotten = s.evaluator.decide(unlimited, s.state, s.sighting(null), s.now, s.random);
+      assertThat(forgotten.state().recentRestarts).isEmpty();
+    }
+
     /** Suspended while the circuit was Open, unsuspended after openDuration: the next run is the trial. */
     @Test
     void clearingSuspendAfterOpenDurationStartsTheHalfOpenTrial() {
