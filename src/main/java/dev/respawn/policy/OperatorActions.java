@@ -43,6 +43,14 @@ final class OperatorActions {
    */
   static void unsuspend(DecisionDraft d) {
     InstanceState s = d.state;
+    if (s.circuit.state() == CircuitState.Open && d.policy.circuitBreaker().latch()) {
+      // a latched circuit never closes by itself (api.md §1: terminal until forced): clearing spec.suspend
+      // brings back the Escalated it latched into, not a trial; a resume (also in this same edit) forces it
+      d.decided(DecisionAction.Escalate, ReasonCode.CIRCUIT_OPEN, d.sequenceMaxAttempts(), Duration.ZERO, null, null,
+          0, "operator");
+      d.stop(Phase.Escalated, TerminalReason.CircuitBreakerOpen, ReasonCode.CIRCUIT_OPEN);
+      return;
+    }
     s.terminalReason = null;
     RestartInfo restart = new RestartInfo(RestartKind.Unsuspend, "spec.suspend cleared", s.currentPod, null, d.now,
         null, "", null, null);

@@ -164,6 +164,48 @@ class RestartEvaluatorTest {
       assertThat(s.state.lastDecision.delaySeconds()).isEqualTo(300.0);
     }
 
+    /** A latched circuit is terminal until forced: suspending and unsuspending does not unlatch it. */
+    @Test
+    void clearingSuspendOfALatchedInstanceLeavesItEscalatedUntilAResume() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", true)).started();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CircuitBreakerOpen);
+      s.suspend = true;
+      s.reconcile();
+      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      s.advance(Duration.ofMinutes(30)); // long past openDuration
+      s.suspend = false;
+      Decision unsuspended = s.reconcile();
+      assertThat(unsuspended.start()).isEmpty();
+      assertThat(unsuspended.wakeAt()).isEmpty();
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CircuitBreakerOpen);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.CIRCUIT_OPEN);
+      assertThat(reasons(unsuspended)).containsExactly("Escalated");
+      assertThat(s.reconcile().start()).as("it stays so").isEmpty();
+
+      s.resumeRequest = new Request("r-1", null);
+      Decision resumed = s.reconcile();
+      assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+    }
+
+    /** Unsuspend and resume in one edit: the resume forces the latched circuit, the run starts at once. */
+    @Test
+    void clearingSuspendTogetherWithAResumeStartsALatchedInstanceAfresh() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", true)).started();
+      s.exit(1);
+      s.suspend = true;
+      s.reconcile();
+      s.suspend = false;
+      s.resumeRequest = new Request("r-1", null);
+      Decision resumed = s.reconcile();
+      assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+      assertThat(s.state.attempt).isZero();
+    }
+
     /** Unsuspended before the circuit's openDuration is over: it waits for the trial, as it would have. */
     @Test
     void clearingSuspendWhileTheCircuitIsOpenWaitsForTheTrial() {
