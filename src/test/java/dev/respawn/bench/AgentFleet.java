@@ -226,6 +226,12 @@ final class AgentFleet implements AutoCloseable {
         .filter(s -> s.attempt == null || s.attempt == 0).isPresent();
   }
 
+  /** What the harness and the server show of an instance (of either namespace), for a failure message. */
+  String describe(String namespace, String instance) {
+    return observer.describe(namespace, instance) + (namespace.equals(BARE) ? "; bare loop's failed replacements: "
+        + bareLoop.errors() : "");
+  }
+
   /** The bare-loop "instance" runs {@code pod}, its only pod. */
   boolean bareSettled(String instance, String pod) {
     List<Pod> pods = observer.podsOf(BARE, instance);

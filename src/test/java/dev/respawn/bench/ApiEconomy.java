@@ -34,11 +34,11 @@ final class ApiEconomy {
       Map<String, Long> before = writes(fleet);
       fleet.failScripted(live);
       Observer.require(instance + " settled on " + next, AgentFleet.SETTLE, () -> fleet.settled(instance, next),
-          () -> fleet.observer.describe(AgentFleet.AGENTS, instance));
+          () -> fleet.describe(AgentFleet.AGENTS, instance));
       MassFailure.awaitQuiet(fleet, QUIET, Duration.ofMinutes(1));
       Map<String, Long> settled = writes(fleet);
       Observer.require(instance + " recovered on " + next, AgentFleet.SETTLE, () -> fleet.recovered(instance, next),
-          () -> fleet.observer.describe(AgentFleet.AGENTS, instance));
+          () -> fleet.describe(AgentFleet.AGENTS, instance));
       MassFailure.awaitQuiet(fleet, QUIET, Duration.ofMinutes(1));
       add(restartPath, before, settled);
       add(sequenceEnd, settled, writes(fleet));

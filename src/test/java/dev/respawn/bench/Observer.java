@@ -35,6 +35,7 @@ final class Observer implements AutoCloseable {
   record Seen(long nanos, Instant at) {}
 
   private final String instanceNamespace;
+  private final KubernetesClient client;
   private final SharedIndexInformer<Pod> pods;
   private final SharedIndexInformer<AgentInstance> instances;
   private final Map<String, CompletableFuture<Seen>> firstSeen = new ConcurrentHashMap<>();
@@ -42,6 +43,7 @@ final class Observer implements AutoCloseable {
 
   Observer(KubernetesClient client, String instanceNamespace) {
     this.instanceNamespace = instanceNamespace;
+    this.client = client;
     pods = client.pods().inAnyNamespace().withLabel(AgentInstance.INSTANCE_LABEL).runnableInformer(0);
     pods.addIndexers(Map.of(BY_INSTANCE, p -> List.of(instanceKey(p.getMetadata().getNamespace(),
         p.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL)))));
@@ -200,21 +202,36 @@ final class Observer implements AutoCloseable {
     }
   }
 
-  /** The instance's pods and status as this observer sees them, for a failure message. */
+  /**
+   * The instance's pods and status as this observer sees them, and its pods as the server has them now
+   * (a fresh list: a cache that missed an event shows the difference), for a failure message.
+   */
   String describe(String namespace, String instance) {
-    StringBuilder b = new StringBuilder("pods [");
-    for (Pod p : podsOf(namespace, instance)) {
-      b.append(p.getMetadata().getName()).append(" uid=").append(p.getMetadata().getUid())
-          .append(" phase=").append(p.getStatus() == null ? null : p.getStatus().getPhase())
-          .append(p.getMetadata().getDeletionTimestamp() == null ? "" : " deleting").append("; ");
+    StringBuilder b = new StringBuilder("observer's pods ");
+    pods(b, podsOf(namespace, instance));
+    b.append(" server's pods ");
+    try {
+      pods(b, client.pods().inNamespace(namespace).withLabel(AgentInstance.INSTANCE_LABEL, instance).list().getItems());
+    } catch (RuntimeException e) {
+      b.append("(list failed: ").append(e.getMessage()).append(")");
     }
-    b.append("]");
     if (namespace.equals(instanceNamespace)) {
-      b.append(" status ").append(instance(instance).map(i -> i.getStatus() == null ? "none"
+      b.append(" observer's status ").append(instance(instance).map(i -> i.getStatus() == null ? "none"
           : io.fabric8.kubernetes.client.utils.Serialization.asJson(i.getStatus())).orElse("(no instance)"));
     }
     return b.toString();
   }
+  private static void pods(StringBuilder b, List<Pod> list) {
+    b.append("[");
+    for (Pod p : list) {
+      b.append(p.getMetadata().getName()).append(" uid=").append(p.getMetadata().getUid())
+          .append(" rv=").append(p.getMetadata().getResourceVersion())
+          .append(" phase=").append(p.getStatus() == null ? null : p.getStatus().getPhase())
+          .append(p.getMetadata().getDeletionTimestamp() == null ? "" : " deleting").append("; ");
+    }
+    b.append("]");
+  }
+
 
   /**
    * Lets a measured period pass on the wall clock: the window a measurement counts over, or the pace of a

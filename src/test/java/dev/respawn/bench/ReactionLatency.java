@@ -58,6 +58,6 @@ final class ReactionLatency {
   static void awaitSettled(AgentFleet fleet, String namespace, String instance, String pod) {
     Observer.require(namespace + "/" + instance + " settled on " + pod, AgentFleet.SETTLE,
         () -> namespace.equals(AgentFleet.AGENTS) ? fleet.settled(instance, pod) : fleet.bareSettled(instance, pod),
-        () -> fleet.observer.describe(namespace, instance));
+        () -> fleet.describe(namespace, instance));
   }
 }
