@@ -226,6 +226,29 @@ final class AgentFleet implements AutoCloseable {
         .filter(s -> s.attempt == null || s.attempt == 0).isPresent();
   }
 
+  /**
+   * Settles the harness's informers saw but the server does not show, or the reverse: how often a settle had to
+   * ask the server. fabric8's informers end each watch after 5 to 10 minutes and resume it at their last
+   * resourceVersion; a real API server replays what happened in between, the mock starts afresh, so an event
+   * written in that gap never reaches the informer (its cache keeps a deleted pod, or an old phase, for good).
+   */
+  final java.util.concurrent.atomic.AtomicInteger settledOnlyOnServer = new java.util.concurrent.atomic.AtomicInteger();
+
+  /** As {@link #settled} or {@link #bareSettled}, asked of the server (one list, one get), not of the caches. */
+  boolean settledOnServer(String namespace, String instance, String pod) {
+    List<Pod> pods = harness.pods().inNamespace(namespace).withLabel(AgentInstance.INSTANCE_LABEL, instance).list()
+        .getItems();
+    if (pods.size() != 1 || !pods.get(0).getMetadata().getName().equals(pod) || !Observer.running(pods.get(0))) {
+      return false;
+    }
+    if (namespace.equals(BARE)) {
+      return true;
+    }
+    AgentInstance i = harness.resources(AgentInstance.class).inNamespace(AGENTS).withName(instance).get();
+    return i != null && i.getStatus() != null && i.getStatus().phase == Phase.Running
+        && pod.equals(i.getStatus().currentPod);
+  }
+
   /** What the harness and the server show of an instance (of either namespace), for a failure message. */
   String describe(String namespace, String instance) {
     return observer.describe(namespace, instance) + (namespace.equals(BARE) ? "; bare loop's failed replacements: "

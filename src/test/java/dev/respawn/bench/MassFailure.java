@@ -65,6 +65,8 @@ final class MassFailure {
     double opAll = respawn.stream().mapToLong(Round::writesUntilQuiet).average().orElse(0) / plan.fleet();
     results.info(NAME, "… all told, Events written after the storm included", Results.number(opAll) + " (Events "
         + "dropped: " + fleet.sink.eventsDropped() + ")");
+    results.info(NAME, "settles only the server showed", fleet.settledOnlyOnServer.get() + " (since the fleet "
+        + "started; a harness informer missed an event at a watch's resumption, see AgentFleet)");
     results.note(NAME, "median of " + plan.massRounds() + " round(s) per side, rounds alternate which side goes "
         + "first; the failure writes come from 8 threads of the harness and queue with Respawn's (50 reconciler "
         + "threads) or the bare loop's (8) on the mock's one lock, which is not fair: the more a controller writes, "
