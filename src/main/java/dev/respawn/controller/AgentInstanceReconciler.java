@@ -51,6 +51,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final DecisionSink sink;
   private final ReleaseGate releases = new ReleaseGate();
   private final RecentDeletions deletions;
+  private final ReconcileGate gate;
   private final ForgettingStore<AgentInstance> store = new ForgettingStore<>(this::forget);
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
@@ -58,6 +59,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private PolicyResolver resolver;
 
   public AgentInstanceReconciler(OperatorSettings settings, DecisionSink sink) {
+    this(settings, sink, new ReconcileGate());
+  }
+
+  AgentInstanceReconciler(OperatorSettings settings, DecisionSink sink, ReconcileGate gate) {
+    this.gate = gate;
     this.settings = settings;
     this.evaluator = RestartEvaluator.forTier(settings.tier());
     this.renewals = new RenewalClock(settings.clock());
@@ -114,10 +120,14 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
 
   @Override
   public UpdateControl<AgentInstance> reconcile(AgentInstance instance, Context<AgentInstance> context) {
+    if (!gate.enter()) {
+      return UpdateControl.noUpdate(); // the operator stops: its caches may be empty already
+    }
     try {
       return decide(instance, context);
     } finally {
       store.forgetIfGone(instance); // deleted while this ran: what it told the sink is dropped again
+      gate.exit();
     }
   }
 

@@ -38,6 +38,7 @@ import java.util.Set;
 public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPolicy> {
   private final OperatorSettings settings;
   private final DecisionSink sink;
+  private final ReconcileGate gate;
   private final PolicyResolver references;
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
   private final ForgettingStore<AgentRestartPolicy> store;
@@ -49,6 +50,11 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   private final java.util.Map<ResourceID, ResourceID> leftBehind = new java.util.concurrent.ConcurrentHashMap<>();
 
   public AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink) {
+    this(settings, sink, new ReconcileGate());
+  }
+
+  AgentRestartPolicyReconciler(OperatorSettings settings, DecisionSink sink, ReconcileGate gate) {
+    this.gate = gate;
     this.settings = settings;
     this.sink = sink;
     this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
@@ -94,10 +100,14 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   @Override
   public UpdateControl<AgentRestartPolicy> reconcile(AgentRestartPolicy policy,
       Context<AgentRestartPolicy> context) {
+    if (!gate.enter()) {
+      return UpdateControl.noUpdate(); // the operator stops: its caches may be empty already
+    }
     try {
       return judge(policy, context);
     } finally {
       store.forgetIfGone(policy); // deleted while this ran: the gauges it set are dropped again
+      gate.exit();
     }
   }
 

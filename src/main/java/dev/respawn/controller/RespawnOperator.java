@@ -35,6 +35,8 @@ public final class RespawnOperator implements AutoCloseable {
 
   private final Operator operator;
   private final AgentInstanceReconciler instances;
+  /** Closed before JOSDK stops: no reconcile acts on the caches JOSDK empties as it stops. */
+  private final ReconcileGate gate = new ReconcileGate();
   /** How often coalesced Event repeats are written. */
   static final Duration FLUSH_EVERY = Duration.ofSeconds(10);
   private final DecisionSink sink;
@@ -68,13 +70,13 @@ public final class RespawnOperator implements AutoCloseable {
           e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(), null,
           e.exitOnStopLeading())));
     });
-    this.instances = new AgentInstanceReconciler(settings, sink);
+    this.instances = new AgentInstanceReconciler(settings, sink, gate);
     this.sink = sink;
     operator.register(instances, c -> {
       namespaces(c, settings);
       c.withItemStore(instances.store());
     });
-    AgentRestartPolicyReconciler policies = new AgentRestartPolicyReconciler(settings, sink);
+    AgentRestartPolicyReconciler policies = new AgentRestartPolicyReconciler(settings, sink, gate);
     operator.register(policies, c -> {
       namespaces(c, settings);
       c.withItemStore(policies.store());
@@ -123,6 +125,10 @@ public final class RespawnOperator implements AutoCloseable {
   @Override
   public void close() {
     flusher.shutdownNow();
+    if (!gate.close(ReconcileGate.DRAIN)) {
+      LoggerFactory.getLogger(RespawnOperator.class).warn("Reconciles still running after {}; stopping anyway",
+          ReconcileGate.DRAIN);
+    }
     operator.stop();
     sink.close();
   }
