@@ -126,8 +126,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     try {
       return decide(instance, context);
     } finally {
-      store.forgetIfGone(instance); // deleted while this ran: what it told the sink is dropped again
-      gate.exit();
+      try {
+        store.forgetIfGone(instance); // deleted while this ran: what it told the sink is dropped again
+      } finally {
+        gate.exit();
+      }
     }
   }
 

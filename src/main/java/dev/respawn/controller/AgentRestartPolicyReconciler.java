@@ -106,8 +106,11 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     try {
       return judge(policy, context);
     } finally {
-      store.forgetIfGone(policy); // deleted while this ran: the gauges it set are dropped again
-      gate.exit();
+      try {
+        store.forgetIfGone(policy); // deleted while this ran: the gauges it set are dropped again
+      } finally {
+        gate.exit();
+      }
     }
   }
 

@@ -6,7 +6,8 @@ import java.util.UUID;
 /**
  * How the operator is leader-elected (JOSDK's Lease-based election, Lease {@value
  * RespawnOperator#LEADER_LEASE}). In a cluster a leader that loses its Lease exits and the
- * Deployment restarts it; tests keep the process and only stop acting.
+ * Deployment restarts it; with {@code exitOnStopLeading} false (tests) it keeps the process and stops acting
+ * (its reconcilers turn every reconcile away).
  */
 public record LeaderElection(String namespace, String identity, Duration leaseDuration, Duration renewDeadline,
     Duration retryPeriod, boolean exitOnStopLeading) {

@@ -30,9 +30,19 @@ final class ReconcileGate {
     return true;
   }
 
+  /** False once shut or closed: no reconcile acts any more. */
+  boolean open() {
+    return !closed;
+  }
+
   /** Leaves a reconcile that {@link #enter() entered}. */
   void exit() {
     lock.readLock().unlock();
+  }
+
+  /** No reconcile enters from now on (those inside finish); does not wait for them. */
+  void shut() {
+    closed = true;
   }
 
   /** No reconcile enters from now on; waits at most {@code timeout} for those inside. True when none is left. */

@@ -9,6 +9,7 @@ import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.javaoperatorsdk.operator.processing.retry.Retry;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import java.time.Duration;
 import java.util.Optional;
@@ -67,8 +68,9 @@ public final class RespawnOperator implements AutoCloseable {
           .withStopOnInformerErrorDuringStartup(false);
       registry.ifPresent(r -> o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(r)));
       election.ifPresent(e -> o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEADER_LEASE,
-          e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(), null,
-          e.exitOnStopLeading())));
+          e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(),
+          // a leader that lost its Lease and does not exit stops acting: the new leader acts now
+          new LeaderCallbacks(() -> { }, gate::shut, leader -> { }), e.exitOnStopLeading())));
     });
     this.instances = new AgentInstanceReconciler(settings, sink, gate);
     this.sink = sink;
@@ -114,6 +116,11 @@ public final class RespawnOperator implements AutoCloseable {
 
   public Operator josdk() {
     return operator;
+  }
+
+  /** Whether its reconcilers act: false once it stops, or once it lost leadership (and did not exit). */
+  boolean acting() {
+    return gate.open();
   }
 
   /** Started, and every informer healthy (the /readyz answer). */

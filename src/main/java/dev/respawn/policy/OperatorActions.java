@@ -45,7 +45,11 @@ final class OperatorActions {
     InstanceState s = d.state;
     if (s.circuit.state() == CircuitState.Open && d.policy.circuitBreaker().latch()) {
       // a latched circuit never closes by itself (api.md §1: terminal until forced): clearing spec.suspend
-      // brings back the Escalated it latched into, not a trial; a resume (also in this same edit) forces it
+      // brings back the Escalated it latched into, not a trial; a resume in this same edit forces it (the
+      // requests that follow start its new lifecycle from Suspended, which is terminal too)
+      if (pending(d).containsKey(OperatorRequest.RESUME)) {
+        return;
+      }
       d.decided(DecisionAction.Escalate, ReasonCode.CIRCUIT_OPEN, d.sequenceMaxAttempts(), Duration.ZERO, null, null,
           0, "operator");
       d.stop(Phase.Escalated, TerminalReason.CircuitBreakerOpen, ReasonCode.CIRCUIT_OPEN);

@@ -118,6 +118,30 @@ class LeaderElectionTest {
         .isEqualTo(1));
   }
 
+  /** A leader that loses its Lease and does not exit (as here) stops acting: it is no longer the leader. */
+  @Test
+  void aLeaderThatLostItsLeaseStopsActing() {
+    String leader = await().atMost(Duration.ofSeconds(20)).until(this::leader, l -> l != null);
+    RespawnOperator leading = leader.equals("first") ? first : second;
+    RespawnOperator following = leader.equals("first") ? second : first;
+    kubelet.script("agent", Run.runForever(), Run.runForever());
+    createPolicyAndInstance("agent");
+    await().atMost(Duration.ofSeconds(20)).until(() -> status("agent").phase == dev.respawn.api.v1alpha1.Phase.Running);
+    // someone else holds the Lease now, for an hour: the leader cannot renew it
+    api.client().leases().inNamespace(NS).withName(RespawnOperator.LEADER_LEASE).edit(l -> {
+      l.getSpec().setHolderIdentity("intruder");
+      l.getSpec().setLeaseDurationSeconds(3600);
+      l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+      return l;
+    });
+    await().atMost(Duration.ofSeconds(20)).until(() -> !leading.acting());
+    assertThat(following.acting()).as("the follower never led; it acts once it leads").isTrue();
+    kubelet.terminate("agent-1", 1, "Error", "network_timeout");
+    // nobody that leads: the failure waits for a leader, no pod is made by the one that lost the Lease
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+        .until(() -> !creations.containsKey("agent-2"));
+  }
+
   private dev.respawn.api.v1alpha1.AgentInstanceStatus status(String name) {
     AgentInstance i = api.client().resources(AgentInstance.class).inNamespace(NS).withName(name).get();
     return i.getStatus() == null ? new dev.respawn.api.v1alpha1.AgentInstanceStatus() : i.getStatus();

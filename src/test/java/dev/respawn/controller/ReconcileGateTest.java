@@ -23,6 +23,18 @@ class ReconcileGateTest {
     assertThat(gate.enter()).isFalse();
   }
 
+  /** Shut (leadership lost): no reconcile enters, and it does not wait for those inside. */
+  @Test
+  void shuttingTurnsNewReconcilesAwayWithoutWaiting() {
+    ReconcileGate gate = new ReconcileGate();
+    assertThat(gate.enter()).isTrue();
+    gate.shut();
+    assertThat(gate.open()).isFalse();
+    assertThat(gate.enter()).isFalse();
+    gate.exit();
+    assertThat(gate.close(Duration.ofSeconds(1))).isTrue();
+  }
+
   @Test
   void closingWaitsForTheReconcilesInside() throws Exception {
     ReconcileGate gate = new ReconcileGate();

@@ -204,6 +204,8 @@ class RestartEvaluatorTest {
       assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
       assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
       assertThat(s.state.attempt).isZero();
+      assertThat(resumed.event()).hasValueSatisfying(e -> assertThat(e.type()).isEqualTo(EventType.Normal));
+      assertThat(reasons(resumed)).doesNotContain("Escalated");
     }
 
     /** Unsuspended before the circuit's openDuration is over: it waits for the trial, as it would have. */
