@@ -23,7 +23,12 @@ final class OperatorActions {
   /** spec.suspend=true: stop the run, restart nothing. */
   static void suspend(DecisionDraft d) {
     InstanceState s = d.state;
-    if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
+    java.util.Optional<RunEnding> ended = d.obs.ending().filter(e -> !s.hasRecorded(e.podUid()));
+    if (ended.isPresent() && !d.obs.podLive()) {
+      // the run ended as spec.suspend was set: step 1 decides that ending (Suspended, no restart), so it is
+      // recorded now, and not decided again (as a failure, a clean exit) once spec.suspend is cleared
+      d.recordRunEnd(ended.get().podUid(), RunOutcome.Stopped, null, ended.get().exitCode(), ReasonCode.SUSPENDED);
+    } else if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
       d.recordRunEnd(currentUid(d), RunOutcome.Stopped, null, null, ReasonCode.SUSPENDED);
       d.endRun = true;
     }

@@ -140,6 +140,34 @@ class RestartEvaluatorTest {
       assertThat(forgotten.state().recentRestarts).isEmpty();
     }
 
+    /**
+     * The run ends in the reconcile that sees spec.suspend: step 1 decides that ending (Suspended, no restart),
+     * and clearing spec.suspend later starts a fresh run, not the failure's backoff (nor a clean exit's end).
+     */
+    @Test
+    void aRunThatEndsAsSuspendIsSetIsNotDecidedAgainWhenItIsCleared() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.suspend = true;
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      assertThat(s.state.attempt).isZero();
+      assertThat(s.state.history).last().satisfies(r -> {
+        assertThat(r.outcome()).isEqualTo(RunOutcome.Stopped);
+        assertThat(r.exitCode()).isEqualTo(1);
+      });
+      s.advance(Duration.ofMinutes(5));
+      s.suspend = false;
+      Decision resumed = s.reconcile();
+      assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(s.state.attempt).isZero();
+
+      AgentSim clean = sim(Specs.spec()).started();
+      clean.suspend = true;
+      clean.exit(0);
+      clean.suspend = false;
+      assertThat(clean.reconcile().start()).as("not Succeeded: the exit was decided as suspended").isPresent();
+    }
+
     /** Suspended while the circuit was Open, unsuspended after openDuration: the next run is the trial. */
     @Test
     void clearingSuspendAfterOpenDurationStartsTheHalfOpenTrial() {
