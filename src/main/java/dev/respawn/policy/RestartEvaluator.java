@@ -71,10 +71,10 @@ public final class RestartEvaluator {
     if (s.phase == Phase.Suspended) {
       OperatorActions.unsuspend(d);
     }
+    // the run's ending first, then the requests: a restart request that arrives with a failure skips the wait
+    // the failure decided (api.md §6: restart now), rather than being used up by a run that had ended already
+    observeRun(d, pod);
     OperatorActions.requests(d, resumable);
-    if (!d.endRun) {
-      observeRun(d, pod);
-    }
     // a start already made (its pod exists, its status write was deferred) happened when it was let: it is
     // taken up whatever a shared dependency says since, or its pod would run on unaccounted for
     boolean mayStart = d.obs.nextRun().isPresent() || DependencyWait.mayStart(d);

@@ -168,6 +168,27 @@ class RestartEvaluatorTest {
       assertThat(clean.reconcile().start()).as("not Succeeded: the exit was decided as suspended").isPresent();
     }
 
+    /** A restart request seen with the run's failure: the failure is counted, the request skips its wait. */
+    @Test
+    void aRestartRequestThatArrivesWithAFailureSkipsTheFailuresWait() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.restartRequest = new Request("r-1", null);
+      Decision d = s.exit(1);
+      assertThat(s.state.attempt).as("the failure counts").isEqualTo(1);
+      assertThat(d.start()).as("restart now").hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
+      assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo(RunOutcome.Failure);
+
+      AgentSim sidecars = sim(Specs.spec()).started();
+      sidecars.restartRequest = new Request("r-1", null);
+      Decision ended = sidecars.exitWhileSidecarsRun(1, "boom");
+      assertThat(sidecars.state.attempt).as("an ending seen while sidecars run counts too").isEqualTo(1);
+      assertThat(sidecars.state.history).last().extracting(InstanceState.RunInfo::outcome)
+          .isEqualTo(RunOutcome.Failure);
+      assertThat(ended.deletions()).as("its sidecars are ended").extracting(PodDeletion::name).containsExactly("coder-1");
+      assertThat(sidecars.state.nextRestartAt).as("restart now, once the pod is gone").isEqualTo(sidecars.now);
+    }
+
     /** Suspended while the circuit was Open, unsuspended after openDuration: the next run is the trial. */
     @Test
     void clearingSuspendAfterOpenDurationStartsTheHalfOpenTrial() {
