@@ -88,8 +88,12 @@ public final class EventQueue implements AutoCloseable {
     }
   }
 
-  /** Writes what waits (for up to {@code atMost}), then stops the thread. */
+  /**
+   * Writes what waits (for up to {@code atMost}), the coalesced repeats' counts last (api.md §8: a repeat
+   * is visible in its series within 30 s, a stopping operator included), then stops the thread.
+   */
   public void close(Duration atMost) {
+    flush();
     writer.shutdown();
     try {
       if (!writer.awaitTermination(atMost.toMillis(), TimeUnit.MILLISECONDS)) {

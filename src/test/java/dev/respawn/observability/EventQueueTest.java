@@ -47,6 +47,21 @@ class EventQueueTest {
     return Notice.normal(reason, "[RST] notice " + n);
   }
 
+  /** A stopping operator writes the counts of the repeats it folded, as a flush would have. */
+  @Test
+  void closeWritesTheSeriesOfFoldedRepeats() {
+    AgentInstance coder = instance("coder");
+    EventQueue queue = new EventQueue(new KubeEventRecorder(API.client(), "op", clock,
+        KubeEventRecorder.Settings.defaults()));
+    Notice failed = Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for coder: exit code 1");
+    for (int n = 0; n < 3; n++) {
+      queue.record(coder, null, failed);
+    }
+    queue.close();
+    assertThat(events()).singleElement().satisfies(e -> assertThat(e.getSeries()).as("the repeats' series")
+        .isNotNull().satisfies(series -> assertThat(series.getCount()).isGreaterThanOrEqualTo(2)));
+  }
+
   @Test
   void writesTheEventsInTheOrderTheyWereToldAndCloseWritesWhatWaits() {
     AgentInstance coder = instance("coder");
