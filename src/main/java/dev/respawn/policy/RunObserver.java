@@ -76,6 +76,10 @@ public final class RunObserver {
         state.recentRestarts = new ArrayList<>(RestartWindow.record(state.recentRestarts, limit,
             startOf(pods, run, now)));
       }
+      if (state.lastRestart != null && state.lastRestart.startedAt() == null) {
+        // the restart that made it, whose own status write had not happened: it started
+        state.lastRestart = state.lastRestart.started(p.name(), startOf(pods, p.run(), now));
+      }
       state.run = p.run();
       state.currentPod = p.name();
       state.phase = Phase.Starting;

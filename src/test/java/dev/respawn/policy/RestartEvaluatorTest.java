@@ -189,6 +189,23 @@ class RestartEvaluatorTest {
       assertThat(sidecars.state.nextRestartAt).as("restart now, once the pod is gone").isEqualTo(sidecars.now);
     }
 
+    /** Suspended while a start's status write waits: the adopted run's restart shows it started. */
+    @Test
+    void suspendDuringADeferredStartShowsTheRestartStarted() {
+      AgentSim s = sim(backoff("Linear", "1s", 1.0, "10s")).started();
+      s.exit(1);
+      InstanceState shown = s.state.copy();
+      Decision start = s.restartStillPending();
+      assertThat(start.deferStatus()).isTrue();
+      Instant started = s.now;
+      s.state = shown; // status still shows the Backoff
+      s.suspend = true;
+      s.reconcile();
+      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      assertThat(s.state.lastRestart.pod()).isEqualTo("coder-2");
+      assertThat(s.state.lastRestart.startedAt()).isEqualTo(started);
+    }
+
     /** Suspended while the circuit was Open, unsuspended after openDuration: the next run is the trial. */
     @Test
     void clearingSuspendAfterOpenDurationStartsTheHalfOpenTrial() {
