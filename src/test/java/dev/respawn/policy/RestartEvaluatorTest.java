@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.FailureRule;
+import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
@@ -204,6 +205,32 @@ class RestartEvaluatorTest {
       assertThat(s.state.phase).isEqualTo(Phase.Suspended);
       assertThat(s.state.lastRestart.pod()).isEqualTo("coder-2");
       assertThat(s.state.lastRestart.startedAt()).isEqualTo(started);
+    }
+
+    /**
+     * A restarted operator grants a live run a full timeout from its first look, but a grant is not a renewal:
+     * an agent that last renewed before resetAfter ran out does not end its failure sequence by it.
+     */
+    @Test
+    void anOperatorsGrantAfterItsRestartIsNotAHeartbeatHeardAfterResetAfter() {
+      AgentSim s = sim(Specs.heartbeat(backoff("Linear", "1s", 1.0, "10s"), "60s", null)).started();
+      s.heartbeat(HealthVerdict.Healthy);
+      s.exit(1);
+      s.restartAndRun();
+      s.heartbeat(HealthVerdict.Healthy);
+      s.advance(Duration.ofSeconds(10));
+      s.heartbeat(HealthVerdict.Healthy); // the agent's last renewal, then it hangs
+      Instant lastRenewal = s.now;
+      s.advance(Duration.ofSeconds(51)); // past resetAfter (the default 60 s of run time), within the timeout
+      // a new operator process: it first sees that renewTime now
+      s.lease = new LeaseView(lastRenewal, s.now, HealthVerdict.Healthy, null, null, null, null, null);
+      s.reconcile();
+      assertThat(s.state.attempt).as("the failure sequence stays open").isEqualTo(1);
+
+      s.advance(Duration.ofSeconds(5));
+      s.heartbeat(HealthVerdict.Healthy); // a renewal it hears
+      s.reconcile();
+      assertThat(s.state.attempt).as("closed by a renewal heard after resetAfter").isZero();
     }
 
     /** Suspended while the circuit was Open, unsuspended after openDuration: the next run is the trial. */
