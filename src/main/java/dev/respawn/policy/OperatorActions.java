@@ -14,6 +14,7 @@ import dev.respawn.api.v1alpha1.OperatorRequest;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** spec.suspend (§3 step 1) and the operator-action annotations of §6. */
 final class OperatorActions {
@@ -23,7 +24,7 @@ final class OperatorActions {
   /** spec.suspend=true: stop the run, restart nothing. */
   static void suspend(DecisionDraft d) {
     InstanceState s = d.state;
-    java.util.Optional<RunEnding> ended = d.obs.ending().filter(e -> !s.hasRecorded(e.podUid()));
+    Optional<RunEnding> ended = d.obs.ending().filter(e -> !s.hasRecorded(e.podUid()));
     if (ended.isPresent() && !d.obs.podLive()) {
       // the run ended as spec.suspend was set: step 1 decides that ending (Suspended, no restart), so it is
       // recorded now, and not decided again (as a failure, a clean exit) once spec.suspend is cleared

@@ -212,12 +212,19 @@ final class AgentFleet implements AutoCloseable {
 
   /** The instance runs {@code pod}, its only pod, and its status says so. */
   boolean settled(String instance, String pod) {
-    List<Pod> pods = observer.podsOf(AGENTS, instance);
-    if (pods.size() != 1 || !pods.get(0).getMetadata().getName().equals(pod) || !Observer.running(pods.get(0))) {
-      return false;
-    }
-    return observer.instance(instance).map(AgentInstance::getStatus)
-        .filter(s -> s.phase == Phase.Running && pod.equals(s.currentPod)).isPresent();
+    return onlyRunning(observer.podsOf(AGENTS, instance), pod)
+        && showsRunning(observer.instance(instance).orElse(null), pod);
+  }
+
+  /** {@code pod} is the only pod listed, and it runs. */
+  private static boolean onlyRunning(List<Pod> pods, String pod) {
+    return pods.size() == 1 && pods.get(0).getMetadata().getName().equals(pod) && Observer.running(pods.get(0));
+  }
+
+  /** The instance's status shows it Running on {@code pod}. */
+  private static boolean showsRunning(AgentInstance i, String pod) {
+    return i != null && i.getStatus() != null && i.getStatus().phase == Phase.Running
+        && pod.equals(i.getStatus().currentPod);
   }
 
   /** As {@link #settled}, and the failure sequence ended (attempt 0). */
@@ -236,17 +243,12 @@ final class AgentFleet implements AutoCloseable {
 
   /** As {@link #settled} or {@link #bareSettled}, asked of the server (one list, one get), not of the caches. */
   boolean settledOnServer(String namespace, String instance, String pod) {
-    List<Pod> pods = harness.pods().inNamespace(namespace).withLabel(AgentInstance.INSTANCE_LABEL, instance).list()
-        .getItems();
-    if (pods.size() != 1 || !pods.get(0).getMetadata().getName().equals(pod) || !Observer.running(pods.get(0))) {
+    if (!onlyRunning(harness.pods().inNamespace(namespace).withLabel(AgentInstance.INSTANCE_LABEL, instance).list()
+        .getItems(), pod)) {
       return false;
     }
-    if (namespace.equals(BARE)) {
-      return true;
-    }
-    AgentInstance i = harness.resources(AgentInstance.class).inNamespace(AGENTS).withName(instance).get();
-    return i != null && i.getStatus() != null && i.getStatus().phase == Phase.Running
-        && pod.equals(i.getStatus().currentPod);
+    return namespace.equals(BARE)
+        || showsRunning(harness.resources(AgentInstance.class).inNamespace(AGENTS).withName(instance).get(), pod);
   }
 
   /** What the harness and the server show of an instance (of either namespace), for a failure message. */
@@ -257,8 +259,7 @@ final class AgentFleet implements AutoCloseable {
 
   /** The bare-loop "instance" runs {@code pod}, its only pod. */
   boolean bareSettled(String instance, String pod) {
-    List<Pod> pods = observer.podsOf(BARE, instance);
-    return pods.size() == 1 && pods.get(0).getMetadata().getName().equals(pod) && Observer.running(pods.get(0));
+    return onlyRunning(observer.podsOf(BARE, instance), pod);
   }
 
   /**

@@ -12,6 +12,9 @@ import java.time.Duration;
 final class ReactionLatency {
   static final String NAME = "reaction latency";
   static final Duration APPEARS = Duration.ofSeconds(30);
+  /** How long a settle is awaited in the harness's caches before the server is asked. */
+  static final Duration CACHE_TRUSTED = Duration.ofSeconds(10);
+  static final Duration SERVER_POLL = Duration.ofMillis(250);
 
   private ReactionLatency() {}
 
@@ -78,6 +81,4 @@ final class ReactionLatency {
     }
   }
 
-  static final Duration CACHE_TRUSTED = Duration.ofSeconds(10);
-  static final Duration SERVER_POLL = Duration.ofMillis(250);
 }
