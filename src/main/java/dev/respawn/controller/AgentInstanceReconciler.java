@@ -9,6 +9,7 @@ import dev.respawn.policy.Decision;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.RestartEvaluator;
 import dev.respawn.policy.RestartPolicy;
+import dev.respawn.policy.PodFacts;
 import dev.respawn.policy.Sighting;
 import dev.respawn.policy.Violation;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -51,6 +52,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final DecisionSink sink;
   private final ReleaseGate releases = new ReleaseGate();
   private final RecentDeletions deletions;
+  private final UnwrittenStarts unwritten = new UnwrittenStarts();
   private final ReconcileGate gate;
   private final ForgettingStore<AgentInstance> store = new ForgettingStore<>(this::forget);
   private InformerEventSource<Pod, AgentInstance> pods;
@@ -75,6 +77,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     return renewals;
   }
 
+  /** The starts whose status write waits (tests: nothing stays once status shows them). */
+  UnwrittenStarts unwrittenStarts() {
+    return unwritten;
+  }
+
   /** The cache of instances this reconciler reads; an instance that leaves it is forgotten. */
   ForgettingStore<AgentInstance> store() {
     return store;
@@ -83,6 +90,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   /** The instance is gone: its Lease's renewal times, metrics and Event series are dropped. */
   private void forget(AgentInstance instance) {
     renewals.forget(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance));
+    unwritten.forget(instance.getMetadata().getUid());
     sink.forget(instance);
   }
 
@@ -161,9 +169,16 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     InstanceState state = StatusMapper.toState(instance.getStatus());
     String ns = instance.getMetadata().getNamespace();
     Lease lease = leases.get(new ResourceID(HeartbeatLeases.leaseName(instance), ns)).orElse(null);
-    Sighting seen = InstanceSighting.of(instance, state, List.copyOf(context.getSecondaryResources(Pod.class)),
-        name -> context.getClient().pods().inNamespace(ns).withName(name).get(), lease, renewals, now)
+    List<Pod> cached = List.copyOf(context.getSecondaryResources(Pod.class));
+    java.util.function.Function<String, Pod> directGet = name -> context.getClient().pods().inNamespace(ns)
+        .withName(name).get();
+    String uid = instance.getMetadata().getUid();
+    Sighting sighted = InstanceSighting.of(instance, state, cached, directGet, lease, renewals, now)
         .withDependencies(resolver.circuits(instance));
+    Optional<PodFacts> vanished = unwritten.vanished(uid, state, cached, directGet, now);
+    // gone already: the decision's delete of it needs no API call
+    vanished.ifPresent(p -> deletions.record(p.uid()));
+    Sighting seen = vanished.map(sighted::withPod).orElse(sighted);
     long started = System.nanoTime();
     Decision decided = evaluator.decide(policy, state, seen, now, random(instance, state));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
@@ -181,6 +196,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
             random(instance, state)),
         // told to the Lease cache, so our own create does not come back as an event and a reconcile
         created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created), created));
+    rememberUnwritten(uid, state, decision, ns);
     boolean written = decision.deferStatus() || refused.map(r -> writer.write(decision, r.reason(), r.message()))
         .orElseGet(() -> writer.write(decision));
     if (!written) {
@@ -200,6 +216,17 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       control = control.rescheduleAfter((delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
     }
     return control;
+  }
+
+  /** A start whose status write waits is remembered until status shows it ({@link UnwrittenStarts}). */
+  private void rememberUnwritten(String uid, InstanceState status, Decision decision, String ns) {
+    if (!decision.deferStatus()) {
+      unwritten.forget(uid); // written now (or never to be: the instance is gone)
+    } else if (decision.state().run > status.run) {
+      // the pod made is in the cache: a create is told to it at once (PodActions)
+      pods.get(new ResourceID(decision.state().currentPod, ns))
+          .ifPresent(p -> unwritten.remember(uid, p, decision.state().run));
+    }
   }
 
   /** Why the instance is refused: the Ready condition's reason and message. */

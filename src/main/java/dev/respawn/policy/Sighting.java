@@ -32,6 +32,14 @@ public record Sighting(String namespace, String instance, String instanceUid, bo
         requests, circuits);
   }
 
+  /** The same sighting, with one more pod (one the controller knows of that the caches no longer show). */
+  public Sighting withPod(PodFacts pod) {
+    List<PodFacts> more = new java.util.ArrayList<>(pods);
+    more.add(pod);
+    return new Sighting(namespace, instance, instanceUid, suspend, more, leaseExists, lease, leaseHolder,
+        requests, dependencies);
+  }
+
   /** The Lease's view when {@code pod} holds it (a stale run cannot vouch for the new one). */
   public Optional<LeaseView> leaseOf(String pod) {
     return pod != null && pod.equals(leaseHolder) ? lease : Optional.empty();

@@ -33,6 +33,32 @@ class PodSafetyScenarioTest extends MockClusterScenario {
     assertThat(f.history.maxLive("vanish")).isEqualTo(1);
   }
 
+  /**
+   * A start whose status write waits for the run's first sign (api.md §12) lives only in its pod until then:
+   * a pod deleted in that time is a run that started and vanished (ContextReset), not a start to make again.
+   */
+  @Test
+  void aPodDeletedBeforeItsStartWasWrittenIsACountedRunNotAStartMadeAgain() {
+    f.policy("slow", "backoff: {type: Linear, initialDelay: 100ms, maxDelay: 1s}\nmaxRetries: 5");
+    f.kubelet.script("gone", Run.exit(1), Run.runForever().startAfter(Duration.ofSeconds(8)), Run.runForever());
+    f.instance("gone", "slow");
+    f.awaitInstance("gone", i -> i.getStatus() != null && i.getStatus().phase == Phase.Backoff);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> f.pod("gone-2") != null);
+    AgentInstance deferred = f.get("gone");
+    assertThat(deferred.getStatus().run).as("the start of run 2 is not written yet").isEqualTo(1);
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("gone-2").delete();
+    AgentInstance running = f.awaitInstance("gone", i -> at(i, 3, Phase.Running));
+    var st = running.getStatus();
+    assertThat(f.podsEverCreated("gone")).containsExactly("gone-1", "gone-2", "gone-3");
+    assertThat(st.lastFailure.pod).isEqualTo("gone-2");
+    assertThat(st.lastFailure.failureClass).isEqualTo(InterruptionClass.ContextReset);
+    assertThat(st.attempt).isEqualTo(2);
+    assertThat(st.restarts).isEqualTo(2);
+    assertThat(st.history).extracting(h -> h.pod).containsExactly("gone-1", "gone-2");
+    assertThat(f.history.maxLive("gone")).isEqualTo(1);
+    assertThat(f.operator.instanceReconciler().unwrittenStarts().size()).as("status shows run 3").isZero();
+  }
+
   @Test
   void neverTwoLivePodsThroughManyKindsOfRestart() {
     f.policy("fast", """

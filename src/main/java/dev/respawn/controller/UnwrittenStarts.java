@@ -1,0 +1,74 @@
+package dev.respawn.controller;
+
+import dev.respawn.policy.EndingKind;
+import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.PodFacts;
+import dev.respawn.policy.PodView;
+import dev.respawn.policy.RunEnding;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * The starts whose status write waits for the run's first sign ({@code Decision.deferStatus}, api.md §12): until
+ * it is written, the run's pod is its only record. A pod deleted in that time would leave status at the wait
+ * that the start ended, and the run would be started again under the same number, its loss never counted. So
+ * this operator remembers each such start (by instance UID) until status shows its run, and hands a pod of it
+ * that vanished to the core as a finished pod of the next run that was deleted: the start is taken up and its
+ * run ends as a ContextReset (api.md §4, "deleted by someone else"). Nothing of it survives an operator
+ * restart: a new process that finds neither the pod nor the status of such a start starts the run again.
+ */
+final class UnwrittenStarts {
+  /** A start made whose status is not written yet: its pod's name, UID, run and creation time. */
+  record Start(String pod, String uid, int run, Instant createdAt) {}
+
+  private final Map<String, Start> byInstance = new ConcurrentHashMap<>();
+
+  /** The decision started run {@code run} in {@code pod} and left its status unwritten. */
+  void remember(String instanceUid, Pod pod, int run) {
+    byInstance.put(instanceUid, new Start(pod.getMetadata().getName(), pod.getMetadata().getUid(), run,
+        PodObserver.view(pod, null).createdAt()));
+  }
+
+  /** Status shows the run now, or the instance is gone. */
+  void forget(String instanceUid) {
+    byInstance.remove(instanceUid);
+  }
+
+  /**
+   * The pod of the instance's unwritten start when it is gone (neither cached nor on the server), as a pod
+   * that finished by deletion; empty while it exists, or when status shows its run already (then forgotten).
+   */
+  Optional<PodFacts> vanished(String instanceUid, InstanceState status, List<Pod> cached,
+      Function<String, Pod> directGet, Instant now) {
+    Start start = byInstance.get(instanceUid);
+    if (start == null) {
+      return Optional.empty();
+    }
+    if (status.run >= start.run()) {
+      byInstance.remove(instanceUid, start);
+      return Optional.empty();
+    }
+    if (cached.stream().anyMatch(p -> start.pod().equals(p.getMetadata().getName()))) {
+      return Optional.empty();
+    }
+    Pod onServer = directGet.apply(start.pod());
+    if (onServer != null && start.uid().equals(onServer.getMetadata().getUid())) {
+      return Optional.empty(); // the cache has not heard of it yet
+    }
+    PodView view = new PodView(start.pod(), start.uid(), PodView.Stage.FINISHED, start.createdAt(), null, null, null,
+        false);
+    RunEnding ending = new RunEnding(start.pod(), start.uid(), EndingKind.DELETED, null, "Deleted",
+        "pod " + start.pod() + " vanished before its start was written to status", now);
+    return Optional.of(new PodFacts(view, start.run(), instanceUid, Optional.of(ending)));
+  }
+
+  /** How many starts are remembered (for tests: nothing stays of a deleted instance). */
+  int size() {
+    return byInstance.size();
+  }
+}
