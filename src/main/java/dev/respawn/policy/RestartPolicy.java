@@ -42,10 +42,11 @@ public record RestartPolicy(
   /**
    * This policy as a stand-in for one that is missing or invalid, while only spec.suspend is acted on
    * (api.md §3 step 1): its restartLimit window forgets none of the restarts status recorded (the real
-   * policy's window judges them again once it is back), where having no restartLimit would drop them all.
+   * policy's window judges them again once it is back), where having no restartLimit would drop them all; it
+   * keeps at most the most any policy may allow (api.md §9), the newest.
    */
   public RestartPolicy whileRefused() {
-    return new RestartPolicy(backoff, maxRetries, resetAfter, Optional.of(new RestartLimit(Integer.MAX_VALUE,
+    return new RestartPolicy(backoff, maxRetries, resetAfter, Optional.of(new RestartLimit(Bounds.MAX_RESTARTS,
         FORGETS_NOTHING)), circuitBreaker, failureRules, heartbeat, restartRequestExitCode, resume, dependencies);
   }
 

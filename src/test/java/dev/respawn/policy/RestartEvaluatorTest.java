@@ -135,6 +135,10 @@ class RestartEvaluatorTest {
       assertThat(kept.state().phase).isEqualTo(Phase.Suspended);
       assertThat(kept.state().run).as("the started run adopted").isEqualTo(2);
       assertThat(kept.state().recentRestarts).containsExactly(earlier, restarted);
+      // never more than any policy may allow (api.md §9: recentRestarts <= maxRestarts <= 1000)
+      s.state.recentRestarts = new java.util.ArrayList<>(java.util.Collections.nCopies(Bounds.MAX_RESTARTS, earlier));
+      Decision bounded = s.evaluator.decide(s.policy.whileRefused(), s.state, s.sighting(null), s.now, s.random);
+      assertThat(bounded.state().recentRestarts).hasSize(Bounds.MAX_RESTARTS).last().isEqualTo(restarted);
 
       RestartPolicy unlimited = AgentSim.policy(Specs.spec()); // what the built-in defaults alone would do
       Decision forgotten = s.evaluator.decide(unlimited, s.state, s.sighting(null), s.now, s.random);
