@@ -81,8 +81,10 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     d.waiting = queue.size();
     DependencyCircuit next = d.build();
     Optional<Instant> wake = Optional.empty();
-    if (next.state() == CircuitState.Open && next.halfOpenAt().isAfter(now)) {
-      wake = Optional.of(next.halfOpenAt());
+    if (next.state() == CircuitState.Open) {
+      // opened by failures openDuration ago or more (a look after the operator was away, a queued or retried
+      // step): its HalfOpen is due at once, and nothing else would ask for the step that makes it
+      wake = Optional.of(next.halfOpenAt().isAfter(now) ? next.halfOpenAt() : now);
     }
     return new Step(next, d.transitions, wake);
   }
@@ -190,14 +192,25 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
 
   /**
    * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt}, may run
-   * (api.md §11). A probe whose run was blamed again does not run again: the circuit reopens.
+   * (api.md §11); the run that failed started at an unknown time.
    */
   public Release release(DependencySettings s, String instance, Instant blamedAt, Instant now) {
+    return release(s, instance, blamedAt, null, now);
+  }
+
+  /**
+   * When {@code instance}, waiting for this dependency since the failure at {@code blamedAt} of a run that
+   * started at {@code failedRunStart} (null: not known), may run (api.md §11). A probe whose probe run was
+   * blamed again does not run again: the circuit reopens. An instance blamed while the circuit is HalfOpen
+   * whose run started before it (it ran through the outage) is no failed probe: it waits for a probe's
+   * outcome like the others, or runs as a probe itself when it is one.
+   */
+  public Release release(DependencySettings s, String instance, Instant blamedAt, Instant failedRunStart,
+      Instant now) {
     return switch (state) {
       case Open -> new Release(Optional.ofNullable(halfOpenAt), false);
       case HalfOpen -> {
-        boolean failedAsProbe = blamedAt != null && halfOpenAt != null && blamedAt.isAfter(halfOpenAt);
-        if (failedAsProbe) {
+        if (probes.contains(instance) && failedAsProbe(blamedAt, failedRunStart, halfOpenAt)) {
           yield new Release(Optional.of(blamedAt.plus(s.openDuration())), false);
         }
         yield probes.contains(instance) ? new Release(Optional.ofNullable(halfOpenAt), true)
@@ -209,6 +222,15 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
         yield new Release(Optional.of(at), !now.isBefore(at));
       }
     };
+  }
+
+  /**
+   * Whether a blamed failure ended a probe's run: blamed after the circuit went HalfOpen, of a run that did not
+   * start before it (a run of unknown start counts).
+   */
+  static boolean failedAsProbe(Instant blamedAt, Instant runStart, Instant halfOpenAt) {
+    return blamedAt != null && halfOpenAt != null && blamedAt.isAfter(halfOpenAt)
+        && (runStart == null || !runStart.isBefore(halfOpenAt));
   }
 
   /** The working copy of one step. */

@@ -3,7 +3,9 @@ package dev.respawn.policy;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.policy.Decision.Notice;
+import dev.respawn.policy.InstanceState.FailureInfo;
 import dev.respawn.policy.InstanceState.RestartInfo;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,7 +40,7 @@ final class DependencyWait {
     s.waitingFor = settings.name();
     s.lastRestart = new RestartInfo(RestartKind.Failure, summary, s.currentPod, null, d.now, null, "", null, null);
     Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
-        : circuit.release(settings, d.instance(), d.now, d.now).at();
+        : circuit.release(settings, d.instance(), d.now, s.failedRunStartedAt(), d.now).at();
     s.nextRestartAt = at.orElse(null);
     Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
     d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, c.maxRetries(), delay, cls, null, 0, "system");
@@ -92,10 +94,27 @@ final class DependencyWait {
       d.wakeAt(s.nextRestartAt);
       return due;
     }
-    DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt, d.now);
+    DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt,
+        s.failedRunStartedAt(), d.now);
     Instant shown = s.nextRestartAt;
     s.nextRestartAt = release.at().orElse(null);
+    if (release.now() && s.circuit.state() == CircuitState.Open) {
+      // its own circuit breaker is Open too (§3 j): the next run is its HalfOpen trial, not before its time
+      Instant trial = CircuitBreaker.trialAt(s.circuit, d.policy.circuitBreaker());
+      if (trial.isAfter(d.now)) {
+        s.nextRestartAt = trial;
+        d.wakeAt(trial);
+        return false;
+      }
+    }
     release.at().ifPresent(d::wakeAt);
+    if (release.now() && RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
+      // restartLimit counts restarts of every kind (api.md §1, §3 i): a wait for a dependency does not lift it
+      d.decided(DecisionAction.Escalate, ReasonCode.RESTART_LIMIT_EXCEEDED, d.sequenceMaxAttempts(), Duration.ZERO,
+          s.lastFailure == null ? null : s.lastFailure.interruptionClass(), null, 0, "system");
+      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
+      return false;
+    }
     if (release.now() && inReleaseOrder(circuit, d.instance()) && !release.at().get().equals(shown)) {
       // api.md §11: each released instance shows its own nextRestartAt in status before it happens. Its turn
       // came before status showed it (the first of the order, whose turn is closedAt; a late look; releaseRate
@@ -117,12 +136,17 @@ final class DependencyWait {
 
   /**
    * A failure blamed on a dependency while its circuit was still Closed was counted and scheduled as
-   * usual; once the circuit is Open or HalfOpen, that instance is blamed on it like the others and waits
-   * with them (api.md §11: every instance blamed on it waits) instead of restarting into the outage.
+   * usual (a Backoff, or the HalfOpen trial of the circuit breaker it opened); once the dependency's circuit
+   * is Open or HalfOpen, that instance is blamed on it like the others and waits with them (api.md §11:
+   * every instance blamed on it waits) instead of restarting into the outage. Its own circuit stays as it
+   * is: released while that is Open, it waits for its own trial time too, and that run is the trial.
    */
   private static void holdBackoff(DecisionDraft d) {
     InstanceState s = d.state;
-    if (s.phase != Phase.Backoff || s.lastFailure == null || s.lastFailure.dependency() == null
+    // the failure's restart waits in Backoff, or in CircuitOpen for the HalfOpen trial of the instance's own
+    // circuit breaker that this very failure opened (§3 j)
+    boolean ownWait = s.phase == Phase.Backoff || (s.phase == Phase.CircuitOpen && s.waitingFor == null);
+    if (!ownWait || s.lastFailure == null || s.lastFailure.dependency() == null
         || s.lastRestart == null || s.lastRestart.kind() != RestartKind.Failure) {
       return; // only the failure's own restart waits: a restart or resume a person asked for is acted on
     }
@@ -134,13 +158,42 @@ final class DependencyWait {
     }
     s.phase = Phase.CircuitOpen;
     s.waitingFor = name;
-    Optional<Instant> at = circuit.release(settings.get(), d.instance(), s.lastFailure.at(), d.now).at();
+    Optional<Instant> at = circuit.release(settings.get(), d.instance(), s.lastFailure.at(), s.failedRunStartedAt(),
+        d.now).at();
     Duration delay = at.filter(t -> t.isAfter(d.now)).map(t -> Duration.between(d.now, t)).orElse(Duration.ZERO);
     d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, s.lastDecision == null ? 0
         : s.lastDecision.maxAttempts(), delay, s.lastFailure.interruptionClass(), null, 0, "system");
     d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency " + name
         + " (circuit " + circuit.state() + ") instead of its scheduled restart"
         + at.map(t -> "; next run at " + t).orElse("")));
+  }
+
+  /**
+   * spec.suspend cleared on an instance that waited for a shared dependency when it was suspended (its last run
+   * ended by the failure blamed on it, and the circuit has not closed since): while that circuit is Open or
+   * HalfOpen it waits again, in its place in the queue (api.md §11: every instance blamed on it waits), rather
+   * than restarting into the outage ahead of the probes. Returns true when it does.
+   */
+  static boolean waitAgain(DecisionDraft d, RestartInfo restart) {
+    InstanceState s = d.state;
+    FailureInfo failure = s.lastFailure;
+    if (failure == null || failure.dependency() == null || failure.at() == null || s.currentPod == null
+        || !s.currentPod.equals(failure.pod()) || d.policy.dependency(failure.dependency()).isEmpty()) {
+      return false;
+    }
+    DependencyCircuit circuit = d.obs.dependency(failure.dependency());
+    if (circuit.state() == CircuitState.Closed
+        || (circuit.closedAt() != null && !failure.at().isAfter(circuit.closedAt()))) {
+      return false;
+    }
+    d.scheduleRestart(null, restart);
+    s.phase = Phase.CircuitOpen;
+    s.waitingFor = failure.dependency();
+    d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, d.sequenceMaxAttempts(), Duration.ZERO,
+        failure.interruptionClass(), null, 0, "operator");
+    d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency "
+        + failure.dependency() + " again (circuit " + circuit.state() + "): spec.suspend cleared"));
+    return true;
   }
 
   /** The run starts: released by a closed circuit, the instance no longer waits; a probe still does. */

@@ -70,7 +70,10 @@ public final class FleetCircuits {
     return new Result(circuits, transitions, Optional.ofNullable(wake));
   }
 
-  /** How a probe's run went: failed again (blamed after HalfOpen), healthy (it stopped waiting), or still going. */
+  /**
+   * How a probe's run went: failed again (its probe run blamed), healthy (it stopped waiting), or still going
+   * (also a probe chosen from instances blamed during HalfOpen, whose probe run has not started yet).
+   */
   private static ProbeOutcome outcome(Member m, String dependency, Instant halfOpenAt,
       Map<String, Instant> failures) {
     if (m == null || m.suspended() || m.state().phase.isTerminal()) {
@@ -78,7 +81,7 @@ public final class FleetCircuits {
     }
     InstanceState st = m.state();
     Instant failedAt = st.lastFailure == null ? null : st.lastFailure.at();
-    if (failedAt != null && halfOpenAt != null && failedAt.isAfter(halfOpenAt)) {
+    if (DependencyCircuit.failedAsProbe(failedAt, st.failedRunStartedAt(), halfOpenAt)) {
       if (!dependency.equals(st.lastFailure.dependency())) {
         return ProbeOutcome.GONE; // its run failed for another reason: it proves nothing, another waiter probes
       }

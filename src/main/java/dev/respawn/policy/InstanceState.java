@@ -121,6 +121,19 @@ public final class InstanceState {
     return podUid != null && history.stream().anyMatch(r -> podUid.equals(r.podUid()));
   }
 
+  /** When the run whose ending is {@code lastFailure} started, as history shows it; null when not known. */
+  public Instant failedRunStartedAt() {
+    if (lastFailure == null || lastFailure.pod() == null) {
+      return null;
+    }
+    for (int i = history.size() - 1; i >= 0; i--) {
+      if (lastFailure.pod().equals(history.get(i).pod())) {
+        return history.get(i).startedAt();
+      }
+    }
+    return null;
+  }
+
   /** Appends a finished run, keeping the last {@link Bounds#HISTORY_ENTRIES}. */
   public void addHistory(RunInfo r) {
     history.add(r);

@@ -45,7 +45,8 @@ final class OperatorActions {
 
   /**
    * spec.suspend cleared: a fresh run at once, not a failure; but a circuit that was Open stays so while
-   * suspended, and the next run is its HalfOpen trial (api.md §3j): once openDuration is over, at once.
+   * suspended, and the next run is its HalfOpen trial (api.md §3j): once openDuration is over, at once; and an
+   * instance that waited for a shared dependency whose circuit is still Open or HalfOpen waits again.
    */
   static void unsuspend(DecisionDraft d) {
     InstanceState s = d.state;
@@ -64,6 +65,9 @@ final class OperatorActions {
     s.terminalReason = null;
     RestartInfo restart = new RestartInfo(RestartKind.Unsuspend, "spec.suspend cleared", s.currentPod, null, d.now,
         null, "", null, null);
+    if (DependencyWait.waitAgain(d, restart)) {
+      return; // it waited for a shared dependency that is still not Closed: it waits again (api.md §11)
+    }
     if (s.circuit.state() != CircuitState.Open) {
       d.scheduleRestart(d.now, restart);
       d.decided(DecisionAction.Restart, ReasonCode.MANUAL_RESTART, d.sequenceMaxAttempts(), Duration.ZERO, null, null,

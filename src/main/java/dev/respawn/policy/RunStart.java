@@ -68,7 +68,8 @@ final class RunStart {
 
   /**
    * api.md §3j: a run that starts while the instance's own circuit is Open is the HalfOpen trial, whatever let
-   * it start: the CircuitOpen wait over, or a restart by hand that skipped it (a circuit left Open under a live
+   * it start: the CircuitOpen wait over, a shared dependency's release (DependencyWait holds it until the trial
+   * time), or a restart by hand that skipped it (a circuit left Open under a live
    * run would ignore its failure and schedule the next run at a trial time long past). One that starts while the
    * circuit is HalfOpen follows a trial run that ended without a failure (exit 42, a restart by hand, Ignore:
    * attempt and circuit untouched, §3 step 3; or a wait for a shared dependency its failure was blamed on,
@@ -80,7 +81,7 @@ final class RunStart {
     InstanceState s = d.state;
     if (s.circuit.state() == CircuitState.HalfOpen) {
       s.circuit = CircuitBreaker.carryTrial(s.circuit, at);
-    } else if (s.circuit.state() == CircuitState.Open && s.waitingFor == null) {
+    } else if (s.circuit.state() == CircuitState.Open) {
       s.circuit = CircuitBreaker.startTrial(s.circuit, at);
       if (tell) {
         d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker of " + d.instance()

@@ -1,0 +1,452 @@
+package dev.respawn.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.CircuitState;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.simulate.SimulatedPods;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * api.md §11 (shared dependencies) in the decision core, over a small fleet in virtual time: the instances and the
+ * circuits are driven as the two reconcilers drive them (each only when the other side changed, or at its own
+ * wake-up; neither has a periodic resync).
+ */
+class DependencyFleetTest {
+  static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
+  static final String OUTAGE = "upstream model API answered HTTP 503";
+
+  /** One instance of the fleet: its pods, its status, its last decision. */
+  static final class Member {
+    final String name;
+    final SimulatedPods pods;
+    InstanceState state = new InstanceState();
+    boolean suspend;
+    Request restart;
+    Decision last;
+    final List<Instant> podsCreated = new ArrayList<>();
+
+    Member(String name) {
+      this.name = name;
+      this.pods = new SimulatedPods("agents", name);
+    }
+  }
+
+  /** Instances of one policy and the policy's shared circuits, driven like the two reconcilers drive them. */
+  static final class Fleet {
+    final RestartPolicy policy;
+    final RestartEvaluator evaluator = RestartEvaluator.builtIn();
+    final SplittableRandom random = new SplittableRandom(7);
+    final Map<String, Member> members = new LinkedHashMap<>();
+    Map<String, DependencyCircuit> circuits = new HashMap<>();
+    FleetCircuits.Result lastStep;
+    Instant now = T0;
+
+    Fleet(String yaml, String... names) {
+      this.policy = AgentSim.policy(io.fabric8.kubernetes.client.utils.Serialization.unmarshal(yaml,
+          AgentRestartPolicySpec.class));
+      for (String n : names) {
+        members.put(n, new Member(n));
+      }
+    }
+
+    Member m(String name) {
+      return members.get(name);
+    }
+
+    /** What the policy reconciler listens to of an instance (DependencyDecisions.facts). */
+    static List<String> facts(Member m) {
+      InstanceState st = m.state;
+      String blamed = st.lastFailure == null || st.lastFailure.dependency() == null ? ""
+          : st.lastFailure.dependency() + "@" + st.lastFailure.at();
+      String waiting = st.waitingFor == null ? "" : st.waitingFor + "/" + st.phase;
+      return List.of(blamed, waiting, String.valueOf(m.suspend));
+    }
+
+    /** What the instance reconciler listens to of the policy's circuits (DependencyDecisions.decisions). */
+    List<String> decisions() {
+      List<String> out = new ArrayList<>();
+      circuits.values().stream().sorted(java.util.Comparator.comparing(DependencyCircuit::name)).forEach(c -> out.add(
+          c.name() + "|" + c.state() + "|" + c.halfOpenAt() + "|" + c.closedAt() + "|" + c.probes() + "|"
+              + c.releaseOrder()));
+      return out;
+    }
+
+    private final java.util.Set<String> pending = new java.util.LinkedHashSet<>();
+    private boolean stepPending;
+
+    /** One reconcile of the instance; the policy reconciler is told when the instance's facts changed. */
+    Decision reconcile(String name) {
+      Member m = m(name);
+      List<String> before = facts(m);
+      Decision d = evaluator.decide(policy, m.state, m.pods.sighting(m.suspend,
+          dev.respawn.testsupport.Requests.of(m.restart, null)).withDependencies(circuits), now, random);
+      m.pods.apply(d, now);
+      m.state = d.state();
+      m.last = d;
+      d.start().filter(x -> !d.startsExisting()).ifPresent(x -> m.podsCreated.add(now));
+      if (!facts(m).equals(before)) {
+        stepPending = true;
+      }
+      return d;
+    }
+
+    /** The current pod runs. */
+    Decision running(String name) {
+      Member m = m(name);
+      PodView p = m.pods.pod(m.state.currentPod).orElseThrow();
+      m.pods.update(new PodView(p.name(), p.uid(), PodView.Stage.RUNNING, p.createdAt(), now, null, null, true), null);
+      return reconcile(name);
+    }
+
+    /** The agent exits 1 with this message. */
+    Decision fail(String name, String message) {
+      Member m = m(name);
+      PodView p = m.pods.pod(m.state.currentPod).orElseThrow();
+      m.pods.update(new PodView(p.name(), p.uid(), PodView.Stage.FINISHED, p.createdAt(), p.startedAt(), null, null,
+          false), new RunEnding(p.name(), p.uid(), EndingKind.TERMINATED, 1, "Error", message, now));
+      return reconcile(name);
+    }
+
+    /** The policy reconciler: one step of the shared circuits; the instances are told when a decision changed. */
+    FleetCircuits.Result step() {
+      List<String> before = decisions();
+      List<FleetCircuits.Member> fleet = new ArrayList<>();
+      members.values().forEach(m -> fleet.add(new FleetCircuits.Member(m.name, m.state, m.suspend)));
+      lastStep = FleetCircuits.step(policy, circuits, fleet, now);
+      Map<String, DependencyCircuit> next = new HashMap<>();
+      lastStep.circuits().forEach(c -> next.put(c.name(), c));
+      circuits = next;
+      stepPending = false;
+      if (!decisions().equals(before)) {
+        pending.addAll(members.keySet());
+      }
+      return lastStep;
+    }
+
+    DependencyCircuit circuit(String dependency) {
+      return circuits.getOrDefault(dependency, DependencyCircuit.closed(dependency));
+    }
+
+    /** Runs the reconciles the changes so far trigger (and only those), until nothing more is triggered. */
+    void settle() {
+      for (int guard = 0; guard < 1000 && (stepPending || !pending.isEmpty()); guard++) {
+        if (!pending.isEmpty()) {
+          String next = pending.iterator().next();
+          pending.remove(next);
+          reconcile(next);
+        } else {
+          step();
+        }
+      }
+    }
+
+    /** A spec edit of the instance (suspend): it is reconciled, and the policy sees the suspended flag. */
+    void edited(String name) {
+      stepPending = true;
+      pending.add(name);
+      settle();
+    }
+
+    void startAll() {
+      members.keySet().forEach(this::reconcile);
+      members.keySet().forEach(this::running);
+      settle();
+    }
+
+    /**
+     * Lets virtual time pass up to {@code until}, as the operator would: a reconciler runs only when a decision or
+     * the circuit step asked to wake then, or when the other side's change triggers it (no periodic resync: both
+     * reconcilers have none).
+     */
+    void runUntil(Instant until) {
+      for (int guard = 0; guard < 10_000; guard++) {
+        Instant next = lastStep == null ? null : lastStep.wakeAt().orElse(null);
+        for (Member m : members.values()) {
+          Optional<Instant> w = m.last == null ? Optional.empty() : m.last.wakeAt();
+          if (w.isPresent() && (next == null || w.get().isBefore(next))) {
+            next = w.get();
+          }
+        }
+        if (next == null || next.isAfter(until)) {
+          now = until;
+          return;
+        }
+        now = next.isAfter(now) ? next : now;
+        final Instant at = now;
+        if (lastStep != null && lastStep.wakeAt().filter(t -> !t.isAfter(at)).isPresent()) {
+          stepPending = true;
+          lastStep = new FleetCircuits.Result(lastStep.circuits(), lastStep.transitions(), Optional.empty());
+        }
+        for (Member m : members.values()) {
+          if (m.last != null && m.last.wakeAt().filter(t -> !t.isAfter(at)).isPresent()) {
+            pending.add(m.name);
+          }
+        }
+        settle();
+      }
+      throw new AssertionError("no quiet point");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
+  /**
+   * api.md §11: "Open: every instance blamed on it waits (§3 d2, phase CircuitOpen, nextRestartAt = halfOpenAt)".
+   * An instance whose blamed failure (counted while the dependency was still Closed) also opened its OWN circuit
+   * breaker waits in CircuitOpen for its own trial; once the shared dependency opens, it is not held like the
+   * Backoff ones are, and restarts into the outage at its own trial time.
+   */
+  @Test
+  void anInstanceWhoseOwnCircuitIsOpenAndWhoseFailureWasBlamedWaitsForTheOpenDependencyToo() {
+    Fleet f = new Fleet("""
+        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
+        maxRetries: 5
+        circuitBreaker: {failureThreshold: 1, window: 10m, openDuration: 5s}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+          failureThreshold: 3
+          window: 1m
+          openDuration: 30s
+        """, "a", "b", "c");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE); // dependency still Closed: counted, and its own circuit (threshold 1) opens
+    assertThat(f.m("a").state.phase).isEqualTo(Phase.CircuitOpen);
+    assertThat(f.m("a").state.lastFailure.dependency()).isEqualTo("model-api");
+    f.settle();
+    f.now = T0.plusSeconds(11);
+    f.fail("b", OUTAGE);
+    f.settle();
+    f.now = T0.plusSeconds(12);
+    f.fail("c", OUTAGE); // the third distinct instance: the shared circuit opens
+    f.settle();
+    DependencyCircuit open = f.circuit("model-api");
+    assertThat(open.state()).isEqualTo(CircuitState.Open);
+    Instant halfOpenAt = open.halfOpenAt();
+    assertThat(halfOpenAt).isEqualTo(T0.plusSeconds(42));
+    // a's own trial time (T0+15s) comes long before the dependency's halfOpenAt (T0+42s)
+    f.runUntil(T0.plusSeconds(20));
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.Open);
+    for (String name : List.of("a", "b", "c")) {
+      Member m = f.m(name);
+      assertThat(m.podsCreated).as("%s: no restart into the outage before halfOpenAt (pods created at %s)", name,
+          m.podsCreated).hasSize(1);
+      assertThat(m.state.waitingFor).as("%s: status.waitingFor", name).isEqualTo("model-api");
+      assertThat(m.state.nextRestartAt).as("%s: nextRestartAt = halfOpenAt", name).isEqualTo(halfOpenAt);
+    }
+  }
+
+  /**
+   * api.md §11: "After openDuration -> HalfOpen: the probes instances that have waited longest are restarted";
+   * "survives an operator restart exactly: no restart lost". When the circuit's one writer (the policy reconciler)
+   * first steps the circuit more than openDuration after the failure that opened it (the operator restarted or
+   * failed over in between, the policy's reconcile was queued or retried), the circuit opens with a halfOpenAt
+   * already past, and neither the circuit step nor the waiting instance asks to look again: Open forever.
+   */
+  @Test
+  void aCircuitOpenedLateStillGoesHalfOpenAndItsWaiterRestarts() {
+    Fleet f = new Fleet("""
+        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+          failureThreshold: 1
+          openDuration: 30s
+        """, "a");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    Decision waits = f.fail("a", OUTAGE); // this very failure opens it: d2, waits until T0+40s
+    assertThat(waits.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+    assertThat(f.m("a").state.nextRestartAt).isEqualTo(T0.plusSeconds(40));
+    // the operator is away for 40 s (within window, past openDuration); the new process's policy reconciler steps
+    // the circuit first
+    f.now = T0.plusSeconds(50);
+    FleetCircuits.Result late = f.step();
+    f.reconcile("a"); // the new process's first look at the instance
+    f.settle(); // and whatever that triggers
+    f.runUntil(T0.plusSeconds(600));
+    assertThat(f.m("a").podsCreated).as("a's restart (due at T0+40s; circuit %s, step wake-up %s, a's wake-up %s)",
+        f.circuit("model-api"), late.wakeAt(), f.m("a").last.wakeAt()).hasSize(2);
+  }
+
+  /**
+   * api.md §3 d2 leaves only "attempt, the instance's own circuit breaker and maxRetries untouched"; restartLimit is
+   * "sliding window over ALL restarts, of every kind" (§1, §3 step 3 and d: "counts in restartLimit", step i). A
+   * failure blamed on an Open dependency skips step i, and the probe start / release later starts the run without
+   * looking at the window either: the instance restarts past maxRestarts.
+   */
+  @Test
+  void aWaitingInstanceReleasedWithItsRestartLimitWindowFullDoesNotRestartPastMaxRestarts() {
+    Fleet f = new Fleet("""
+        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
+        restartLimit: {maxRestarts: 2, window: 1h}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+          failureThreshold: 1
+          openDuration: 30s
+        """, "a", "control");
+    f.startAll();
+    // two restarts each (the agent asks for them: exit 42): the window is full
+    for (int i = 0; i < 2; i++) {
+      f.now = f.now.plusSeconds(5);
+      for (String n : List.of("a", "control")) {
+        Member m = f.m(n);
+        PodView p = m.pods.pod(m.state.currentPod).orElseThrow();
+        m.pods.update(new PodView(p.name(), p.uid(), PodView.Stage.FINISHED, p.createdAt(), p.startedAt(), null, null,
+            false), new RunEnding(p.name(), p.uid(), EndingKind.TERMINATED, 42, "Error", null, f.now));
+        f.reconcile(n);
+        f.running(n);
+      }
+    }
+    assertThat(f.m("a").state.restarts).isEqualTo(2);
+    f.settle();
+    // control: an ordinary failure with the window full escalates (step i)
+    f.now = f.now.plusSeconds(5);
+    f.fail("control", "disk full");
+    assertThat(f.m("control").state.phase).isEqualTo(Phase.Escalated);
+    assertThat(f.m("control").last.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
+    // a: its failure is blamed on model-api and opens it: it waits, then is the probe
+    f.fail("a", OUTAGE);
+    assertThat(f.m("a").state.phase).isEqualTo(Phase.CircuitOpen);
+    f.settle();
+    f.runUntil(f.now.plus(Duration.ofMinutes(5)));
+    Member a = f.m("a");
+    assertThat(a.state.restarts).as("restarts of a within restartLimit.window 1h (pods created at %s, phase %s)",
+        a.podsCreated, a.state.phase).isLessThanOrEqualTo(2);
+  }
+
+  /**
+   * A waiting instance that is suspended and then unsuspended while the dependency is still Open restarts at once,
+   * into the outage and ahead of the probes. §11: "Open: every instance blamed on it waits"; its status still says
+   * its last failure was blamed on model-api. The operator keeps the instance's OWN Open circuit across a suspend
+   * (OperatorActions.unsuspend: "the next run is its HalfOpen trial"), but not the shared one.
+   */
+  @Test
+  void aWaitingInstanceSuspendedAndUnsuspendedWhileTheDependencyIsOpenKeepsWaiting() {
+    Fleet f = new Fleet("""
+        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+          failureThreshold: 1
+          openDuration: 30s
+        """, "a");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE);
+    f.settle();
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.Open);
+    Instant halfOpenAt = f.circuit("model-api").halfOpenAt();
+    f.now = T0.plusSeconds(15);
+    f.m("a").suspend = true;
+    f.edited("a");
+    assertThat(f.m("a").state.phase).isEqualTo(Phase.Suspended);
+    f.now = T0.plusSeconds(20);
+    f.m("a").suspend = false;
+    f.edited("a");
+    assertThat(f.circuit("model-api").state()).as("nothing probed it yet").isEqualTo(CircuitState.Open);
+    assertThat(f.m("a").podsCreated).as("a restarted while model-api is Open (halfOpenAt %s), pods created at %s",
+        halfOpenAt, f.m("a").podsCreated).hasSize(1);
+  }
+
+  /**
+   * api.md §2/§3: nextRestartAt is when the next run is created; §11: the waiting instances are restarted as probes
+   * or in the release once the circuit closes. An instance that was running during Open (untouched) and fails,
+   * blamed, while the circuit is HalfOpen is not a probe (probes: 1 is taken) and does not reopen it, yet status
+   * shows nextRestartAt = its failure + openDuration; that time passes with the circuit still HalfOpen and nothing
+   * happens: status shows a restart time that is not one.
+   */
+  @Test
+  void anInstanceBlamedDuringHalfOpenShowsNoRestartTimeThatPassesWithoutARestart() {
+    Fleet f = new Fleet("""
+        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
+        resetAfter: 60s
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+          failureThreshold: 2
+          openDuration: 30s
+          probes: 1
+        """, "a", "b", "x");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE); // counted (Closed)
+    f.settle();
+    f.now = T0.plusSeconds(11);
+    f.fail("b", OUTAGE); // opens it: b waits; a is held
+    f.settle();
+    Instant halfOpenAt = f.circuit("model-api").halfOpenAt();
+    assertThat(halfOpenAt).isEqualTo(T0.plusSeconds(41));
+    f.runUntil(halfOpenAt);
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(f.circuit("model-api").probes()).containsExactly("a");
+    assertThat(f.m("a").podsCreated).hasSize(2); // the probe run goes on (healthy for resetAfter at the earliest +60s)
+    f.now = T0.plusSeconds(46);
+    f.fail("x", OUTAGE); // x ran all along; it meets the outage now
+    f.settle();
+    assertThat(f.m("x").state.waitingFor).isEqualTo("model-api");
+    Instant shown = f.m("x").state.nextRestartAt;
+    f.runUntil(T0.plusSeconds(90));
+    assertThat(f.circuit("model-api").state()).as("the probe still proves itself").isEqualTo(CircuitState.HalfOpen);
+    Member x = f.m("x");
+    assertThat(x.podsCreated).hasSize(1);
+    assertThat(x.state.nextRestartAt == null || x.state.nextRestartAt.isAfter(f.now)).as("x's status.nextRestartAt "
+        + "is %s at %s (shown since its failure; b, also waiting, shows %s)", x.state.nextRestartAt, f.now,
+        f.m("b").state.nextRestartAt).isTrue();
+  }
+
+  /**
+   * Same cause, probes: 2 with one waiter: x (running all along, blamed during HalfOpen) is listed as a probe but never
+   * started (release() treats it as a failed probe), and at the next unrelated step its old run's failure reopens the
+   * circuit as "probe x failed again" (trips + 1), while the real probe a still runs. §11: "a probe failure blamed on
+   * the dependency opens it again"; x's failure was not a probe run's, and x's probe run never happened.
+   */
+  @Test
+  void anInstanceBlamedDuringHalfOpenIsNotListedAsAProbeItNeverRunsNorReopensTheCircuitAsOne() {
+    Fleet f = new Fleet("""
+        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
+        resetAfter: 60s
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+          failureThreshold: 1
+          openDuration: 30s
+          probes: 2
+        """, "a", "x", "y");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE); // opens it
+    f.settle();
+    f.runUntil(T0.plusSeconds(40));
+    assertThat(f.circuit("model-api").probes()).containsExactly("a");
+    f.running("a"); // the probe runs
+    f.settle();
+    f.now = T0.plusSeconds(45);
+    f.fail("x", OUTAGE); // x ran all along; it meets the outage now
+    f.settle();
+    DependencyCircuit afterX = f.circuit("model-api");
+    f.now = T0.plusSeconds(46);
+    f.m("y").suspend = true; // an unrelated change: the policy reconciler steps again
+    f.edited("y");
+    DependencyCircuit later = f.circuit("model-api");
+    assertThat(afterX.probes().contains("x") && f.m("x").podsCreated.size() == 1).as("x listed as a probe (%s) "
+        + "without a probe run (pods created at %s, nextRestartAt %s)", afterX.probes(), f.m("x").podsCreated,
+        f.m("x").state.nextRestartAt).isFalse();
+    assertThat(later.state()).as("after x's failure: %s; one step later: %s", afterX, later)
+        .isEqualTo(CircuitState.HalfOpen);
+    assertThat(later.trips()).isEqualTo(1);
+  }
+}
