@@ -149,11 +149,16 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
           : e.getMessage().isEmpty() ? unreadable : unreadable + "; " + e.getMessage(), Bounds.MESSAGE_BYTES);
       rejected = Refusal.InvalidSpec;
       accepted = Conditions.of("Accepted", false, rejected.name(), message);
+      // nothing restarts on it, its circuits included: they are kept as they were until the spec is fixed
+      fleet = null;
+      status.dependencies = policy.getStatus() == null ? null : policy.getStatus().dependencies;
     }
     List<StatusCondition> previous = policy.getStatus() == null ? List.of() : policy.getStatus().conditions;
     List<StatusCondition> wantedConditions = new java.util.ArrayList<>(List.of(accepted));
     if (fleet != null) {
       wantedConditions.add(DependencyConditions.open(fleet.circuits()));
+    } else if (rejected == Refusal.InvalidSpec && Conditions.find(previous, DependencyConditions.TYPE) != null) {
+      wantedConditions.add(Conditions.find(previous, DependencyConditions.TYPE));
     }
     status.conditions = Conditions.merge(previous, wantedConditions, status.observedGeneration,
         settings.clock().instant());
@@ -174,7 +179,9 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
       sink.policyRejected(policy, rejected, accepted.message, settings.clock().instant());
     }
     if (fleet == null) {
-      sink.dependencies(policy, List.of(), java.util.Map.of()); // none (left): no gauge counts them
+      // none (left): no gauge counts them; kept while the policy is invalid: counted as they are
+      sink.dependencies(policy, rejected == Refusal.InvalidSpec ? List.copyOf(DependencyStatuses.of(policy).values())
+          : List.of(), java.util.Map.of());
       return UpdateControl.noUpdate();
     }
     // committed: only now are the circuits' transitions told

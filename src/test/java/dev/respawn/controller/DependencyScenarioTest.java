@@ -144,6 +144,49 @@ class DependencyScenarioTest extends MockClusterScenario {
         .until(() -> f.operatorWrites().isEmpty());
   }
 
+  /**
+   * An edit the schema should have refused (a cluster that skipped validation) refuses the policy and restarts
+   * nothing (api.md §9); the shared circuit it had is kept as it was, not wiped: bad input loses nothing.
+   */
+  @Test
+  void anInvalidEditKeepsTheOpenCircuitAndTheFixedPolicyGoesOnFromIt() {
+    f.policy("fleet", FLEET.replace("openDuration: 1500ms", "openDuration: 1h").replace("failureThreshold: 3",
+        "failureThreshold: 1"));
+    f.kubelet.script("c0", Run.exit(1, "Error", "upstream model API answered HTTP 503")
+        .after(Duration.ofMillis(200)), Run.runForever());
+    f.instance("c0", "fleet");
+    AgentRestartPolicy open = f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state == CircuitState.Open);
+    f.awaitInstance("c0", i -> i.getStatus().phase == Phase.CircuitOpen);
+    f.editPolicy("fleet", p -> {
+      p.getSpec().maxRetries = 5000; // beyond the bound of 1000
+      return p;
+    });
+    AgentRestartPolicy refused = f.awaitPolicy("fleet", p -> p.getStatus().conditions.stream()
+        .anyMatch(c -> "Accepted".equals(c.type) && "InvalidSpec".equals(c.reason)));
+    assertThat(modelApi(refused)).as("the circuit while the policy is refused").isNotNull()
+        .satisfies(d -> {
+          assertThat(d.state).isEqualTo(CircuitState.Open);
+          assertThat(d.trips).isEqualTo(1);
+          assertThat(d.openedAt).isEqualTo(modelApi(open).openedAt);
+        });
+    assertThat(refused.getStatus().conditions).anySatisfy(c -> {
+      assertThat(c.type).isEqualTo(DependencyConditions.TYPE);
+      assertThat(c.status).isEqualTo("True");
+    });
+    // the kept circuit is counted (the refusing reconcile tells the gauge right after its status write)
+    f.holdsFor(Duration.ofMillis(500), () -> dependencyGauge("Open"), open1 -> open1 == 1);
+    f.editPolicy("fleet", p -> {
+      p.getSpec().maxRetries = 3;
+      return p;
+    });
+    AgentRestartPolicy fixed = f.awaitPolicy("fleet", p -> p.getStatus().conditions.stream()
+        .anyMatch(c -> "Accepted".equals(c.type) && "True".equals(c.status)));
+    assertThat(modelApi(fixed).state).isEqualTo(CircuitState.Open);
+    assertThat(modelApi(fixed).halfOpenAt).isEqualTo(modelApi(open).halfOpenAt);
+    assertThat(f.get("c0").getStatus().phase).as("still waiting for the hour").isEqualTo(Phase.CircuitOpen);
+    assertThat(f.podsEverCreated("c0")).containsExactly("c0-1");
+  }
+
   private double dependencyGauge(String state) {
     return f.metrics.registry().get("respawn.dependency.circuits").tag("state", state).gauge().value();
   }
