@@ -51,10 +51,13 @@ public final class HeartbeatLeases {
     }
     Map<String, String> a = lease.getMetadata().getAnnotations() == null ? Map.of()
         : lease.getMetadata().getAnnotations();
-    // the agent writes these: cut to the bounds of api.md §5 before they can reach status
+    // the agent writes these: cut to the bounds of api.md §5 before they can reach status; a checkpoint is a
+    // name the next run is handed, never a cut one: one too long is none (resume_missing_checkpoint)
+    String checkpoint = a.get(CHECKPOINT);
     return new LeaseView(RenewalClock.renewTime(lease), changeSeenAt, verdict(a.get(HEALTH)),
-        Bounds.truncateUtf8(a.get(DETAIL), Bounds.DETAIL_BYTES), Bounds.truncateUtf8(a.get(CHECKPOINT),
-        Bounds.CHECKPOINT_BYTES), Bounds.truncateUtf8(a.get(CHECKPOINT_STATUS), Bounds.CHECKPOINT_BYTES),
+        Bounds.truncateUtf8(a.get(DETAIL), Bounds.DETAIL_BYTES),
+        Bounds.fitsUtf8(checkpoint, Bounds.CHECKPOINT_BYTES) ? checkpoint : null,
+        Bounds.truncateUtf8(a.get(CHECKPOINT_STATUS), Bounds.CHECKPOINT_BYTES),
         bool(a.get(STEP_IDEMPOTENT)), bool(a.get(ARTIFACTS_READY)));
   }
 

@@ -21,6 +21,11 @@ public final class Bounds {
 
   private Bounds() {}
 
+  /** True when {@code text} is null or its UTF-8 encoding fits in {@code maxBytes} whole. */
+  public static boolean fitsUtf8(String text, int maxBytes) {
+    return text == null || text.getBytes(StandardCharsets.UTF_8).length <= maxBytes;
+  }
+
   /** The longest prefix of {@code text} whose UTF-8 encoding fits in {@code maxBytes}; null stays null. */
   public static String truncateUtf8(String text, int maxBytes) {
     if (text == null || text.length() * 3 <= maxBytes) {

@@ -174,14 +174,17 @@ final class DecisionDraft {
       }
     }
     String pod = f != null ? f.pod() : state.currentPod;
-    sb.append(". Inspect: kubectl logs ").append(pod == null ? "<pod>" : pod)
-        .append(" -n ").append(obs.namespace())
-        .append("; kubectl describe agentinstance ").append(obs.instance()).append(" -n ").append(obs.namespace())
-        .append(". Continue: kubectl annotate agentinstance ").append(obs.instance())
-        .append(" respawn.dev/resume=<id> --overwrite, or kubectl respawn resume ").append(obs.instance())
-        .append(" --force");
-    return Bounds.truncateUtf8(sb.toString(), 1024);
+    String checklist = ". Inspect: kubectl logs " + (pod == null ? "<pod>" : pod) + " -n " + obs.namespace()
+        + "; kubectl describe agentinstance " + obs.instance() + " -n " + obs.namespace()
+        + ". Continue: kubectl annotate agentinstance " + obs.instance()
+        + " respawn.dev/resume=<id> --overwrite, or kubectl respawn resume " + obs.instance() + " --force";
+    // an Event's note holds 1024 bytes: the failure's context gives way, the checklist is always whole
+    int room = Math.max(0, ESCALATION_BYTES - checklist.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+    return Bounds.truncateUtf8(sb.toString(), room) + checklist;
   }
+
+  /** The most an escalation message may take: an Event's note (kube-apiserver refuses more than 1024 bytes). */
+  static final int ESCALATION_BYTES = 1024;
 
   /** Schedules the next run at {@code at} (now or later), phase Backoff. */
   void scheduleRestart(Instant at, RestartInfo restart) {

@@ -35,15 +35,23 @@ final class DependencyWait {
       return false; // counted as usual (step e), and recorded for the dependency
     }
     InterruptionClass cls = c.interruptionClass();
+    // the run's history entry is not written yet: a run of unknown start, were it a probe's, failed as one
+    Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
+        : circuit.release(settings, d.instance(), d.now, null, d.now).at();
+    Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
+    // the restart it waits for is a restart after an interruption like any other: from its checkpoint when
+    // eligible (api.md §7), and under Require never a fresh one
+    ResumeEligibility.Verdict resume = FailureSteps.resume(d, cls, delay);
+    if (FailureSteps.refusesFresh(d, e, cls, resume, c.maxRetries())) {
+      return true;
+    }
     d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
     s.phase = Phase.CircuitOpen;
     s.waitingFor = settings.name();
-    s.lastRestart = new RestartInfo(RestartKind.Failure, summary, s.currentPod, null, d.now, null, "", null, null);
-    Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
-        : circuit.release(settings, d.instance(), d.now, s.failedRunStartedAt(), d.now).at();
+    s.lastRestart = FailureSteps.restartAfter(d, summary, cls, resume);
     s.nextRestartAt = at.orElse(null);
-    Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
-    d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, c.maxRetries(), delay, cls, null, 0, "system");
+    d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, c.maxRetries(), delay, cls,
+        resume == null ? null : resume.eligible(), 0, "system");
     d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency "
         + settings.name() + " (" + (opens ? "this failure opens its circuit" : "circuit " + circuit.state())
         + "); not counted as a failure of the agent" + at.map(t -> "; next run at " + t).orElse("")));
@@ -98,14 +106,11 @@ final class DependencyWait {
         s.failedRunStartedAt(), d.now);
     Instant shown = s.nextRestartAt;
     s.nextRestartAt = release.at().orElse(null);
-    if (release.now() && s.circuit.state() == CircuitState.Open) {
-      // its own circuit breaker is Open too (§3 j): the next run is its HalfOpen trial, not before its time
-      Instant trial = CircuitBreaker.trialAt(s.circuit, d.policy.circuitBreaker());
-      if (trial.isAfter(d.now)) {
-        s.nextRestartAt = trial;
-        d.wakeAt(trial);
-        return false;
-      }
+    Instant notBefore = notBefore(d);
+    if (release.now() && notBefore != null && notBefore.isAfter(d.now)) {
+      s.nextRestartAt = notBefore;
+      d.wakeAt(notBefore);
+      return false;
     }
     release.at().ifPresent(d::wakeAt);
     if (release.now() && RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
@@ -126,6 +131,26 @@ final class DependencyWait {
       d.releasedBy = s.waitingFor; // its turn of the release: the shell keeps the fleet to the rate
     }
     return release.now();
+  }
+
+  /**
+   * The earliest a released instance may start for reasons of its own: the HalfOpen trial time of its own
+   * circuit breaker when that is Open (§3 j: the next run is its trial), and a resume's class cooldown, a
+   * minimum delay before any resume (§1) counted from the failure; null when neither holds it.
+   */
+  private static Instant notBefore(DecisionDraft d) {
+    InstanceState s = d.state;
+    Instant at = null;
+    if (s.circuit.state() == CircuitState.Open) {
+      at = CircuitBreaker.trialAt(s.circuit, d.policy.circuitBreaker());
+    }
+    RestartInfo restart = s.lastRestart;
+    if (restart != null && restart.kind() == RestartKind.Failure && restart.resumeCheckpoint() != null
+        && restart.interruptionClass() != null && restart.requestedAt() != null) {
+      Instant cooled = restart.requestedAt().plus(d.policy.resume().cooldown(restart.interruptionClass()));
+      at = at == null || cooled.isAfter(at) ? cooled : at;
+    }
+    return at;
   }
 
   /** True when the circuit is Closed and releases this instance in its turn (its time is its own). */

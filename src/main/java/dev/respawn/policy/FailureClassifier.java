@@ -57,7 +57,9 @@ public final class FailureClassifier {
   private record BuiltIn(InterruptionClass cls, String failureReason, boolean permanent, int cap) {}
 
   private static BuiltIn builtIn(RunEnding e) {
-    String message = e.message() == null ? "" : e.message();
+    // only a container's termination message refines the class (api.md §4); a heartbeat ending's message is the
+    // agent's detail, a vanished pod's is the operator's own words
+    String message = e.message() == null || e.kind() != EndingKind.TERMINATED ? "" : e.message();
     boolean permanent = false;
     for (String token : PERMANENT) {
       permanent |= message.contains(token);

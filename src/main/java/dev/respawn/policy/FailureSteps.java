@@ -132,21 +132,9 @@ final class FailureSteps {
     Duration ruleCooldown = c.cooldown().orElse(Duration.ZERO);
     Duration plain = max(backoff, ruleCooldown);
     // h. resume
-    ResumeEligibility.Verdict resume = null;
-    if (p.resume().mode() != ResumeMode.Off) {
-      LeaseView lease = d.obs.lease().orElse(null);
-      resume = ResumeEligibility.evaluate(p.resume(), cls, lease, s.resume.attempts(), plain);
-      d.resumeCode = resume.reasonCode();
-      s.resume = new ResumeInfo(lease == null ? null : cut(lease.checkpoint()), lease == null ? null
-          : cut(lease.checkpointStatus()), lease == null ? null : lease.stepIdempotent(), resume.eligible(),
-          resume.reasonCode(), resume.eligible() ? secondsUp(resume.cooldown()) : 0, s.resume.attempts());
-      d.notice(Notice.normal(EventReason.ResumeDecision, "Resume " + (resume.eligible() ? "eligible" : "not eligible") + ": "
-          + resume.reasonCode()));
-      if (p.resume().mode() == ResumeMode.Require && !resume.eligible()) {
-        end(d, e, cls, resume.reasonCode(), c.maxRetries(), false);
-        d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, resume.reasonCode());
-        return;
-      }
+    ResumeEligibility.Verdict resume = resume(d, cls, plain);
+    if (refusesFresh(d, e, cls, resume, c.maxRetries())) {
+      return;
     }
     // i. restart window
     if (RestartWindow.isFull(s.recentRestarts, p.restartLimit(), d.now)) {
@@ -155,14 +143,15 @@ final class FailureSteps {
       return;
     }
     boolean resuming = resume != null && resume.eligible();
-    String checkpoint = resuming ? d.obs.lease().get().checkpoint() : null;
-    RestartInfo restart = new RestartInfo(RestartKind.Failure, summary, s.currentPod, null, d.now, null, "",
-        resuming ? Bounds.truncateUtf8(checkpoint, Bounds.CHECKPOINT_BYTES) : null, resuming ? cls : null);
+    RestartInfo restart = restartAfter(d, summary, cls, resume);
     // j. circuit open: wait for the HalfOpen trial
     if (s.circuit.state() == CircuitState.Open) {
       Instant trial = CircuitBreaker.trialAt(s.circuit, p.circuitBreaker());
       if (trial.isBefore(d.now)) {
         trial = d.now; // a run that ran while the circuit stayed Open (one adopted from its pod): its trial is due
+      }
+      if (resuming && trial.isBefore(d.now.plus(resume.cooldown()))) {
+        trial = d.now.plus(resume.cooldown()); // the class's cooldown is a minimum delay before any resume (§1)
       }
       d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), ReasonCode.CIRCUIT_OPEN);
       d.scheduleRestart(trial, restart);
@@ -180,6 +169,48 @@ final class FailureSteps {
         resuming ? secondsUp(resume.cooldown()) : 0, "system");
     d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] Restart scheduled for " + d.instance() + " at "
         + s.nextRestartAt + " (attempt " + s.attempt + ")"));
+  }
+
+  /**
+   * Step h (api.md §7): the resume verdict of a failure whose restart waits {@code plain} anyway (null when
+   * resume is Off), shown in status.resume and told in a ResumeDecision notice.
+   */
+  static ResumeEligibility.Verdict resume(DecisionDraft d, InterruptionClass cls, Duration plain) {
+    RestartPolicy p = d.policy;
+    InstanceState s = d.state;
+    if (p.resume().mode() == ResumeMode.Off) {
+      return null;
+    }
+    LeaseView lease = d.obs.lease().orElse(null);
+    ResumeEligibility.Verdict resume = ResumeEligibility.evaluate(p.resume(), cls, lease, s.resume.attempts(), plain);
+    d.resumeCode = resume.reasonCode();
+    String checkpoint = lease == null || !Bounds.fitsUtf8(lease.checkpoint(), Bounds.CHECKPOINT_BYTES) ? null
+        : lease.checkpoint();
+    s.resume = new ResumeInfo(checkpoint, lease == null ? null : cut(lease.checkpointStatus()),
+        lease == null ? null : lease.stepIdempotent(), resume.eligible(), resume.reasonCode(),
+        resume.eligible() ? secondsUp(resume.cooldown()) : 0, s.resume.attempts());
+    d.notice(Notice.normal(EventReason.ResumeDecision, "Resume " + (resume.eligible() ? "eligible" : "not eligible")
+        + ": " + resume.reasonCode()));
+    return resume;
+  }
+
+  /** Require and not eligible (api.md §7): never a fresh restart, Escalated with the verdict's code. */
+  static boolean refusesFresh(DecisionDraft d, RunEnding e, InterruptionClass cls, ResumeEligibility.Verdict resume,
+      int maxRetries) {
+    if (resume == null || resume.eligible() || d.policy.resume().mode() != ResumeMode.Require) {
+      return false;
+    }
+    end(d, e, cls, resume.reasonCode(), maxRetries, false);
+    d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, resume.reasonCode());
+    return true;
+  }
+
+  /** The restart that follows a failure: from the run's checkpoint when the verdict allows a resume. */
+  static RestartInfo restartAfter(DecisionDraft d, String summary, InterruptionClass cls,
+      ResumeEligibility.Verdict resume) {
+    boolean resuming = resume != null && resume.eligible();
+    return new RestartInfo(RestartKind.Failure, summary, d.state.currentPod, null, d.now, null, "",
+        resuming ? d.obs.lease().get().checkpoint() : null, resuming ? cls : null);
   }
 
   /** Records the run end and a decision that does not restart (or waits for the circuit). */

@@ -22,7 +22,9 @@ public final class ResumeEligibility {
     if (cls == InterruptionClass.Unknown) {
       return new Verdict(false, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS, Duration.ZERO);
     }
+    // one longer than api.md §5 allows (256 bytes) names no checkpoint the agent can be handed: none, fail-closed
     if (lease == null || lease.checkpoint() == null || lease.checkpoint().isEmpty()
+        || !Bounds.fitsUtf8(lease.checkpoint(), Bounds.CHECKPOINT_BYTES)
         || !("in_progress".equals(lease.checkpointStatus()) || "failed".equals(lease.checkpointStatus()))) {
       return new Verdict(false, ReasonCode.RESUME_MISSING_CHECKPOINT, Duration.ZERO);
     }

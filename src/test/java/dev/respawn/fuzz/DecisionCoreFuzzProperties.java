@@ -89,18 +89,20 @@ class DecisionCoreFuzzProperties {
   // --- found by this fuzzing in the decision core (policy package); the controller now cuts its input ---
 
   /**
-   * The Lease's checkpoint and checkpoint-status go into status.resume as they are: an agent writing a
-   * 12 KiB checkpoint grows every status write by 12 KiB (api.md §5/§9: at most 256 bytes). The controller
-   * now cuts them when it reads the Lease (HeartbeatLeases.view); the core itself still does not.
+   * The Lease's checkpoint and checkpoint-status went into status.resume as they were: an agent writing a
+   * 12 KiB checkpoint grew every status write by 12 KiB (api.md §5/§9: at most 256 bytes). A checkpoint that
+   * long is now no checkpoint at all (a cut name would name none the agent has); its status is cut.
    */
   @Example
-  void aHugeCheckpointIsCutInStatus() throws PolicyInvalidException {
+  void aHugeCheckpointNeverReachesStatus() throws PolicyInvalidException {
     InstanceState s = running();
     LeaseView lease = new LeaseView(T0, T0, HealthVerdict.Healthy, null, HUGE, HUGE, true, true);
     Decision d = RestartEvaluator.builtIn().decide(PolicyCompiler.compile(new AgentRestartPolicySpec()), s,
         exited(s, 1, "Error", lease), T0, new SplittableRandom(1));
-    assertThat(d.state().resume.checkpoint().getBytes(StandardCharsets.UTF_8).length)
+    assertThat(d.state().resume.checkpoint()).isNull();
+    assertThat(d.state().resume.checkpointStatus().getBytes(StandardCharsets.UTF_8).length)
         .isLessThanOrEqualTo(Bounds.CHECKPOINT_BYTES);
+    assertThat(d.state().resume.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_MISSING_CHECKPOINT);
   }
 
   /**
