@@ -54,6 +54,12 @@ public final class OperatorCommand implements Callable<Integer> {
       description = "Port of /metrics, /healthz and /readyz; -1 turns the endpoint off (default: ${DEFAULT-VALUE}).")
   int metricsPort;
 
+  @Option(names = "--informer-sync-timeout", paramLabel = "DURATION", defaultValue = "20s",
+      converter = DurationConverter.class, description = "How long the start waits for an informer's first list "
+      + "(pods, Leases, the custom resources) before it goes on without it; an API the server does not serve, or "
+      + "RBAC that forbids it, never lists (default: ${DEFAULT-VALUE}).")
+  java.time.Duration informerSyncTimeout;
+
   @Override
   public Integer call() throws Exception {
     // standard discovery: KUBECONFIG, ~/.kube/config, or the in-cluster service account; few retries,
@@ -62,7 +68,7 @@ public final class OperatorCommand implements Callable<Integer> {
     KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
         .withKubernetesSerialization(TolerantResources.serialization()).build();
     OperatorSettings settings = new OperatorSettings(new LinkedHashSet<>(namespaces),
-        Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System.nanoTime());
+        Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System.nanoTime(), informerSyncTimeout);
     Optional<String> leaseNamespace = leaderElection ? Optional.of(leaderNamespace != null ? leaderNamespace
         : Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse(client.getNamespace() == null ? "default"
             : client.getNamespace())) : Optional.empty();

@@ -41,6 +41,8 @@ import java.util.stream.Collectors;
  * own survives a restart: everything durable is in status.
  */
 @ControllerConfiguration(name = "agentinstance", generationAwareEventProcessing = false,
+    // also told of a deletion (no finalizer): what this process keeps of a deleted instance is dropped then
+    triggerReconcilerOnAllEvents = true,
     informer = @Informer(onUpdateFilter = InstanceUpdateFilter.class),
     // no periodic reconcile: every deadline is a wake-up of its own, and JOSDK's 10-hour fail-safe left a
     // cancelled timer task of every deleted instance in java.util.Timer's queue for those 10 hours
@@ -54,7 +56,6 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RecentDeletions deletions;
   private final UnwrittenStarts unwritten = new UnwrittenStarts();
   private final ReconcileGate gate;
-  private final ForgettingStore<AgentInstance> store = new ForgettingStore<>(this::forget);
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
   private InformerEventSource<AgentRestartPolicy, AgentInstance> policies;
@@ -80,11 +81,6 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   /** The starts whose status write waits (tests: nothing stays once status shows them). */
   UnwrittenStarts unwrittenStarts() {
     return unwritten;
-  }
-
-  /** The cache of instances this reconciler reads; an instance that leaves it is forgotten. */
-  ForgettingStore<AgentInstance> store() {
-    return store;
   }
 
   /** The instance is gone: its Lease's renewal times, metrics and Event series are dropped. */
@@ -132,13 +128,13 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       return UpdateControl.noUpdate(); // the operator stops: its caches may be empty already
     }
     try {
+      if (context.isPrimaryResourceDeleted()) {
+        forget(instance); // after every reconcile of it (JOSDK runs one at a time): nothing it told stays
+        return UpdateControl.noUpdate();
+      }
       return decide(instance, context);
     } finally {
-      try {
-        store.forgetIfGone(instance); // deleted while this ran: what it told the sink is dropped again
-      } finally {
-        gate.exit();
-      }
+      gate.exit();
     }
   }
 

@@ -34,6 +34,8 @@ import java.util.Set;
  * using a policy are re-evaluated by the instance reconciler when the policy changes.
  */
 @ControllerConfiguration(name = "agentrestartpolicy",
+    // also told of a deletion (no finalizer): a deleted policy's gauges are dropped then
+    triggerReconcilerOnAllEvents = true,
     maxReconciliationInterval = @MaxReconciliationInterval(interval = Constants.NO_MAX_RECONCILIATION_INTERVAL))
 public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPolicy> {
   private final OperatorSettings settings;
@@ -41,7 +43,6 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   private final ReconcileGate gate;
   private final PolicyResolver references;
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
-  private final ForgettingStore<AgentRestartPolicy> store;
   /**
    * The policy an instance's update just left, by instance: noted by the update filter (which sees the older
    * object) and taken by the mapper of that same update (which sees only the newer one), so the policy left
@@ -58,7 +59,6 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     this.settings = settings;
     this.sink = sink;
     this.references = new PolicyResolver(settings, id -> java.util.Optional.empty());
-    this.store = new ForgettingStore<>(sink::forget);
   }
 
   /** The policy an instance refers to, and the one it just left (both count it differently now). */
@@ -67,11 +67,6 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     references.reference(instance).ifPresent(policies::add);
     java.util.Optional.ofNullable(leftBehind.remove(ResourceID.fromResource(instance))).ifPresent(policies::add);
     return policies;
-  }
-
-  /** The cache of policies this reconciler reads; a policy that leaves it leaves no gauge. */
-  ForgettingStore<AgentRestartPolicy> store() {
-    return store;
   }
 
   @Override
@@ -104,13 +99,13 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
       return UpdateControl.noUpdate(); // the operator stops: its caches may be empty already
     }
     try {
+      if (context.isPrimaryResourceDeleted()) {
+        sink.forget(policy); // after every reconcile of it (JOSDK runs one at a time): no gauge stays
+        return UpdateControl.noUpdate();
+      }
       return judge(policy, context);
     } finally {
-      try {
-        store.forgetIfGone(policy); // deleted while this ran: the gauges it set are dropped again
-      } finally {
-        gate.exit();
-      }
+      gate.exit();
     }
   }
 

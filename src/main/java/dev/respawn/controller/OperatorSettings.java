@@ -1,6 +1,7 @@
 package dev.respawn.controller;
 
 import dev.respawn.policy.Tier;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.Set;
@@ -14,12 +15,22 @@ import java.util.Set;
  * @param tier the license tier (soft gate on backoff types, custom evaluators)
  * @param clock the operator's clock (tests inject a controllable one)
  * @param jitterSeed seed of the per-decision jitter generator: decisions are reproducible
+ * @param informerSyncTimeout how long the start waits for an informer's first list before it goes on without
+ *     it (an API the server does not serve, or RBAC that forbids it, never lists)
  */
 public record OperatorSettings(Set<String> namespaces, Optional<String> defaultPolicy, Tier tier,
-    InstantSource clock, long jitterSeed) {
+    InstantSource clock, long jitterSeed, Duration informerSyncTimeout) {
+
+  /** The default of {@link #informerSyncTimeout()}: ample for a first list of 10,000 pods. */
+  public static final Duration INFORMER_SYNC_TIMEOUT = Duration.ofSeconds(20);
 
   public OperatorSettings {
     namespaces = Set.copyOf(namespaces);
+  }
+
+  public OperatorSettings(Set<String> namespaces, Optional<String> defaultPolicy, Tier tier, InstantSource clock,
+      long jitterSeed) {
+    this(namespaces, defaultPolicy, tier, clock, jitterSeed, INFORMER_SYNC_TIMEOUT);
   }
 
   public static OperatorSettings defaults() {
@@ -27,18 +38,22 @@ public record OperatorSettings(Set<String> namespaces, Optional<String> defaultP
   }
 
   public OperatorSettings withClock(InstantSource c) {
-    return new OperatorSettings(namespaces, defaultPolicy, tier, c, jitterSeed);
+    return new OperatorSettings(namespaces, defaultPolicy, tier, c, jitterSeed, informerSyncTimeout);
   }
 
   public OperatorSettings withNamespaces(Set<String> ns) {
-    return new OperatorSettings(ns, defaultPolicy, tier, clock, jitterSeed);
+    return new OperatorSettings(ns, defaultPolicy, tier, clock, jitterSeed, informerSyncTimeout);
   }
 
   public OperatorSettings withDefaultPolicy(String name) {
-    return new OperatorSettings(namespaces, Optional.ofNullable(name), tier, clock, jitterSeed);
+    return new OperatorSettings(namespaces, Optional.ofNullable(name), tier, clock, jitterSeed, informerSyncTimeout);
   }
 
   public OperatorSettings withTier(Tier t) {
-    return new OperatorSettings(namespaces, defaultPolicy, t, clock, jitterSeed);
+    return new OperatorSettings(namespaces, defaultPolicy, t, clock, jitterSeed, informerSyncTimeout);
+  }
+
+  public OperatorSettings withInformerSyncTimeout(Duration timeout) {
+    return new OperatorSettings(namespaces, defaultPolicy, tier, clock, jitterSeed, timeout);
   }
 }

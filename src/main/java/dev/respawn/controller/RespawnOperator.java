@@ -65,7 +65,7 @@ public final class RespawnOperator implements AutoCloseable {
     TolerantResources.requireTolerant(client);
     this.operator = new Operator(o -> {
       o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
-          .withStopOnInformerErrorDuringStartup(false);
+          .withStopOnInformerErrorDuringStartup(false).withCacheSyncTimeout(settings.informerSyncTimeout());
       registry.ifPresent(r -> o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(r)));
       election.ifPresent(e -> o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEADER_LEASE,
           e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(),
@@ -74,15 +74,9 @@ public final class RespawnOperator implements AutoCloseable {
     });
     this.instances = new AgentInstanceReconciler(settings, sink, gate);
     this.sink = sink;
-    operator.register(instances, c -> {
-      namespaces(c, settings);
-      c.withItemStore(instances.store());
-    });
+    operator.register(instances, c -> namespaces(c, settings));
     AgentRestartPolicyReconciler policies = new AgentRestartPolicyReconciler(settings, sink, gate);
-    operator.register(policies, c -> {
-      namespaces(c, settings);
-      c.withItemStore(policies.store());
-    });
+    operator.register(policies, c -> namespaces(c, settings));
   }
 
   private static void namespaces(io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<?> c,
