@@ -14,8 +14,22 @@ public final class RespawnCommand {
   private RespawnCommand() {}
 
   public static void main(String[] args) {
-    CommandLine cli = new CommandLine(new RespawnCommand());
+    CommandLine cli = withUsageErrors(new CommandLine(new RespawnCommand()));
     System.exit(cli.execute(withDefaultCommand(args, cli.getSubcommands().keySet())));
+  }
+
+  /**
+   * A wrong flag, value or argument is one {@code error:} line naming it, and where help is; the usage is what
+   * {@code --help} prints (exit code 2, picocli's for invalid input).
+   */
+  static CommandLine withUsageErrors(CommandLine cli) {
+    cli.setParameterExceptionHandler((e, args) -> {
+      CommandLine at = e.getCommandLine();
+      at.getErr().println("error: " + e.getMessage() + " (see '" + at.getCommandSpec().qualifiedName()
+          + " --help')");
+      return at.getCommandSpec().exitCodeOnInvalidInput();
+    });
+    return cli;
   }
 
   /** {@link #withDefaultCommand(String[], java.util.Set)} with this CLI's commands. */

@@ -15,6 +15,9 @@ final class InstanceSpecRules {
   /** The instance name is the value of the respawn.dev/instance label: at most 63 characters. */
   static final int MAX_NAME = 63;
 
+  private static final java.util.regex.Pattern DNS_LABEL = java.util.regex.Pattern.compile(
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
   private InstanceSpecRules() {}
 
   static List<Violation> check(AgentInstance instance) {
@@ -23,6 +26,10 @@ final class InstanceSpecRules {
     if (name != null && name.codePointCount(0, name.length()) > MAX_NAME) {
       found.add(new Violation("metadata.name", "must be at most " + MAX_NAME + " characters: it is the value of the "
           + AgentInstance.INSTANCE_LABEL + " label on the instance's pods and Lease"));
+    }
+    if (name != null && !DNS_LABEL.matcher(name).matches()) {
+      found.add(new Violation("metadata.name", "must be a DNS-1123 label (lower-case letters, digits and '-', "
+          + "beginning and ending with a letter or digit; no '.'): it names the instance's pods <name>-<run>"));
     }
     var spec = instance.getSpec();
     var template = spec == null ? null : spec.template;

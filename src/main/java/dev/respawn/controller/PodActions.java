@@ -72,8 +72,7 @@ final class PodActions {
           return spawnFailed.apply(false, "pod " + pod.getMetadata().getName() + " exists and is not owned by this "
               + "AgentInstance (no controller ownerReference with its UID); delete or rename that pod");
         } else if (e.getCode() == 422 || (e.getCode() >= 400 && e.getCode() < 500 && e.getCode() != 429)) {
-          return spawnFailed.apply(e.getCode() == 422, e.getStatus() != null && e.getStatus().getMessage() != null
-              ? e.getStatus().getMessage() : e.getMessage());
+          return spawnFailed.apply(e.getCode() == 422, serverWords(e));
         } else {
           throw e;
         }
@@ -83,6 +82,20 @@ final class PodActions {
       createLease().ifPresent(leaseCreated);
     }
     return decision;
+  }
+
+  /**
+   * What the API server said of a refused create: its Status message, else its code and reason (never the
+   * client's description of the request, which names the server's URL and may be a page of discovery paths).
+   */
+  static String serverWords(KubernetesClientException e) {
+    var status = e.getStatus();
+    if (status != null && status.getMessage() != null && !status.getMessage().isBlank()) {
+      return status.getMessage();
+    }
+    String reason = status == null || status.getReason() == null || status.getReason().isBlank() ? ""
+        : " " + status.getReason();
+    return "the API server refused the pod: HTTP " + e.getCode() + reason;
   }
 
   /** Whether the pod of that name that exists is this instance's (made by an earlier try of this run). */

@@ -116,8 +116,9 @@ final class VirtualInstance {
     last = evaluator.decide(policy, state, pods.sighting(false, java.util.Map.of()), now, random);
     state = last.state();
     pods.apply(last, now);
+    // the one Event the operator writes for this decision (api.md §8): its weightiest notice, the others in its note
+    last.event().ifPresent(e -> events.add(new Event(e.type().name(), e.reason().name(), e.message())));
     for (Decision.Notice n : last.notices()) {
-      events.add(new Event(n.type().name(), n.reason().name(), n.message()));
       if (n.reason() == EventReason.RestartSucceeded) {
         notes.add("healthy for " + GoDuration.format(policy.resetAfter()) + ": failure sequence ends");
       }

@@ -74,9 +74,10 @@ class RestartCommandTest {
     Cli.Result noName = cli("restart", "--reason", "x", "-n", "usage");
 
     assertThat(noReason.exit()).isEqualTo(2);
-    assertThat(noReason.err()).contains("--reason");
+    assertThat(noReason.err()).contains("--reason").startsWith("error: ").doesNotContain("Usage:");
+    assertThat(noReason.err().strip().lines()).as("one line").hasSize(1);
     assertThat(noName.exit()).isEqualTo(2);
-    assertThat(noName.err()).contains("NAME");
+    assertThat(noName.err()).contains("NAME").contains("respawn restart --help");
     assertThat(Instances.annotations(API.client(), "usage", "coder")).doesNotContainKey(AgentInstance.RESTART_ANNOTATION);
   }
 

@@ -172,7 +172,12 @@ class ShellContractScenarioTest extends MockClusterScenario {
     AgentInstance tooLong = f.awaitInstance(longName, i -> OperatorFixture.hasCondition(i, "Ready", "False",
         "InvalidSpec"));
     assertThat(OperatorFixture.condition(tooLong, "Ready").message).contains("metadata.name: must be at most 63");
-    f.holdsFor(Duration.ofMillis(500), () -> f.pods("empty").size() + f.pods(longName).size(), n -> n == 0);
+    f.instance("a.b", "fast");
+    AgentInstance dotted = f.awaitInstance("a.b", i -> OperatorFixture.hasCondition(i, "Ready", "False",
+        "InvalidSpec"));
+    assertThat(OperatorFixture.condition(dotted, "Ready").message).contains("metadata.name: must be a DNS-1123 label");
+    f.holdsFor(Duration.ofMillis(500), () -> f.pods("empty").size() + f.pods(longName).size() + f.pods("a.b").size(),
+        n -> n == 0);
     f.awaitEvent("empty", e -> assertThat(e.getReason()).isEqualTo("PolicyInvalid"));
   }
 

@@ -110,8 +110,11 @@ class SimulationTest {
     assertThat(trial.notes()).containsExactly("trial run: circuit Open -> HalfOpen",
         "healthy for 1m0s: failure sequence ends", "circuit HalfOpen -> Closed");
     assertThat(trial.attempt()).isZero();
-    assertThat(trial.events()).extracting(SimulationReport.Event::reason).contains("CircuitBreakerStateChanged",
-        "RestartSucceeded");
+    // one Event per decision, as the operator writes it: the trial's start, then the close, whose weightiest
+    // notice is the circuit's change, RestartSucceeded in its note
+    assertThat(trial.events()).extracting(SimulationReport.Event::reason).containsExactly(
+        "CircuitBreakerStateChanged", "CircuitBreakerStateChanged");
+    assertThat(trial.events().get(1).message()).contains("HalfOpen -> Closed", "RestartSucceeded: ");
     assertThat(r.summary().outcome()).isEqualTo("Healthy");
     assertThat(r.summary().at()).isEqualTo("+6m3s");
     assertThat(r.summary().circuitTrips()).isEqualTo(1);

@@ -33,6 +33,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
     message = "metadata.name must be at most 63 characters: it is the value of the respawn.dev/instance label "
         + "on the instance's pods and Lease",
     reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
+    message = "metadata.name must be a DNS-1123 label (lower-case letters, digits and '-', beginning and ending "
+        + "with a letter or digit; no '.'): it names the instance's pods <name>-<run>",
+    reason = "FieldValueInvalid")
 public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus>
     implements Namespaced, Unreadable.Holder {
   /** Annotation: restart now (value = request id); see {@link OperatorRequest#RESTART}. */
