@@ -26,6 +26,15 @@ class DependencyFleetTest {
   static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
   static final String OUTAGE = "upstream model API answered HTTP 503";
 
+  /**
+   * A policy with a 2 s backoff and one shared dependency, model-api, blamed for {@link #OUTAGE}: {@code top} adds
+   * policy settings (YAML lines), {@code dependency} the dependency's own.
+   */
+  static String modelApiPolicy(String top, String dependency) {
+    return "backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}\n" + top
+        + "dependencies:\n- name: model-api\n  match: {messageContains: [\"HTTP 503\"]}\n" + dependency.indent(2);
+  }
+
   /** One instance of the fleet: its pods, its status, its last decision. */
   static final class Member {
     final String name;
@@ -209,17 +218,9 @@ class DependencyFleetTest {
    */
   @Test
   void anInstanceWhoseOwnCircuitIsOpenAndWhoseFailureWasBlamedWaitsForTheOpenDependencyToo() {
-    Fleet f = new Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        maxRetries: 5
-        circuitBreaker: {failureThreshold: 1, window: 10m, openDuration: 5s}
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 3
-          window: 1m
-          openDuration: 30s
-        """, "a", "b", "c");
+    Fleet f = new Fleet(modelApiPolicy("maxRetries: 5\n"
+        + "circuitBreaker: {failureThreshold: 1, window: 10m, openDuration: 5s}\n",
+        "failureThreshold: 3\nwindow: 1m\nopenDuration: 30s\n"), "a", "b", "c");
     f.startAll();
     f.now = T0.plusSeconds(10);
     f.fail("a", OUTAGE); // dependency still Closed: counted, and its own circuit (threshold 1) opens
@@ -257,14 +258,7 @@ class DependencyFleetTest {
    */
   @Test
   void aCircuitOpenedLateStillGoesHalfOpenAndItsWaiterRestarts() {
-    Fleet f = new Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 1
-          openDuration: 30s
-        """, "a");
+    Fleet f = new Fleet(modelApiPolicy("", "failureThreshold: 1\nopenDuration: 30s\n"), "a");
     f.startAll();
     f.now = T0.plusSeconds(10);
     Decision waits = f.fail("a", OUTAGE); // this very failure opens it: d2, waits until T0+40s
@@ -289,15 +283,8 @@ class DependencyFleetTest {
    */
   @Test
   void aWaitingInstanceReleasedWithItsRestartLimitWindowFullDoesNotRestartPastMaxRestarts() {
-    Fleet f = new Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        restartLimit: {maxRestarts: 2, window: 1h}
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 1
-          openDuration: 30s
-        """, "a", "control");
+    Fleet f = new Fleet(modelApiPolicy("restartLimit: {maxRestarts: 2, window: 1h}\n",
+        "failureThreshold: 1\nopenDuration: 30s\n"), "a", "control");
     f.startAll();
     // two restarts each (the agent asks for them: exit 42): the window is full
     for (int i = 0; i < 2; i++) {
@@ -336,14 +323,7 @@ class DependencyFleetTest {
    */
   @Test
   void aWaitingInstanceSuspendedAndUnsuspendedWhileTheDependencyIsOpenKeepsWaiting() {
-    Fleet f = new Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 1
-          openDuration: 30s
-        """, "a");
+    Fleet f = new Fleet(modelApiPolicy("", "failureThreshold: 1\nopenDuration: 30s\n"), "a");
     f.startAll();
     f.now = T0.plusSeconds(10);
     f.fail("a", OUTAGE);
@@ -371,16 +351,8 @@ class DependencyFleetTest {
    */
   @Test
   void anInstanceBlamedDuringHalfOpenShowsNoRestartTimeThatPassesWithoutARestart() {
-    Fleet f = new Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        resetAfter: 60s
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 2
-          openDuration: 30s
-          probes: 1
-        """, "a", "b", "x");
+    Fleet f = new Fleet(modelApiPolicy("resetAfter: 60s\n",
+        "failureThreshold: 2\nopenDuration: 30s\nprobes: 1\n"), "a", "b", "x");
     f.startAll();
     f.now = T0.plusSeconds(10);
     f.fail("a", OUTAGE); // counted (Closed)
@@ -416,16 +388,8 @@ class DependencyFleetTest {
    */
   @Test
   void anInstanceBlamedDuringHalfOpenIsNotListedAsAProbeItNeverRunsNorReopensTheCircuitAsOne() {
-    Fleet f = new Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        resetAfter: 60s
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 1
-          openDuration: 30s
-          probes: 2
-        """, "a", "x", "y");
+    Fleet f = new Fleet(modelApiPolicy("resetAfter: 60s\n",
+        "failureThreshold: 1\nopenDuration: 30s\nprobes: 2\n"), "a", "x", "y");
     f.startAll();
     f.now = T0.plusSeconds(10);
     f.fail("a", OUTAGE); // opens it

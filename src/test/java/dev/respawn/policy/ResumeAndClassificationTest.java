@@ -1,5 +1,6 @@
 package dev.respawn.policy;
 
+import static dev.respawn.policy.DependencyFleetTest.modelApiPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.respawn.api.v1alpha1.HealthVerdict;
@@ -91,18 +92,14 @@ class ResumeAndClassificationTest {
     assertThat(d.liveness().message()).contains("kubectl respawn resume " + name + " --force");
   }
 
-  /** §7 "Prefer: eligible -> restart with RESPAWN_RESUME_CHECKPOINT"; a dependency outage (§3 d2) is the textbook resume case. */
+  /**
+   * §7 "Prefer: eligible -> restart with RESPAWN_RESUME_CHECKPOINT"; a dependency outage (§3 d2) is the textbook
+   * resume case.
+   */
   @Test
   void aRunInterruptedByASharedDependencyOutageResumesFromItsEligibleCheckpoint() {
-    DependencyFleetTest.Fleet f = new DependencyFleetTest.Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        resume: {mode: Prefer}
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 1
-          openDuration: 30s
-        """, "a");
+    DependencyFleetTest.Fleet f = new DependencyFleetTest.Fleet(modelApiPolicy("resume: {mode: Prefer}\n",
+        "failureThreshold: 1\nopenDuration: 30s\n"), "a");
     f.startAll();
     DependencyFleetTest.Member a = f.m("a");
     f.now = DependencyFleetTest.T0.plusSeconds(10);
@@ -117,18 +114,14 @@ class ResumeAndClassificationTest {
         .isEqualTo("ckpt-17");
   }
 
-  /** §7 "Require: not eligible (cooldown aside) -> phase Escalated with that code" also when a dependency is blamed. */
+  /**
+   * §7 "Require: not eligible (cooldown aside) -> phase Escalated with that code", also when a dependency is
+   * blamed.
+   */
   @Test
   void requireWithoutACheckpointNeverRestartsFreshAfterADependencyOutage() {
-    DependencyFleetTest.Fleet f = new DependencyFleetTest.Fleet("""
-        backoff: {type: Exponential, initialDelay: 2s, maxDelay: 2s}
-        resume: {mode: Require}
-        dependencies:
-        - name: model-api
-          match: {messageContains: ["HTTP 503"]}
-          failureThreshold: 1
-          openDuration: 30s
-        """, "a");
+    DependencyFleetTest.Fleet f = new DependencyFleetTest.Fleet(modelApiPolicy("resume: {mode: Require}\n",
+        "failureThreshold: 1\nopenDuration: 30s\n"), "a");
     f.startAll();
     f.now = DependencyFleetTest.T0.plusSeconds(10);
     f.fail("a", DependencyFleetTest.OUTAGE); // no checkpoint on the Lease at all
