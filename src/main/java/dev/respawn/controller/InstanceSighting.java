@@ -45,8 +45,9 @@ final class InstanceSighting {
     Map<String, String> annotations = instance.getMetadata().getAnnotations() == null ? Map.of()
         : instance.getMetadata().getAnnotations();
     boolean suspend = instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
+    RenewalClock.Seen sighting = lease == null ? null : renewals.sighting(lease);
     Optional<LeaseView> view = Optional.ofNullable(HeartbeatLeases.view(lease,
-        lease == null ? null : renewals.seenAt(lease)));
+        sighting == null ? null : sighting.at(), sighting != null && sighting.firstSight()));
     String holder = HeartbeatLeases.holder(lease);
     String renewer = holder;
     // the next run, whose start status does not show yet (Decision.deferStatus): its renewals are its own

@@ -46,6 +46,14 @@ public final class HeartbeatLeases {
 
   /** The Lease as the decision core sees it (the core checks its holder), or null when it has no spec. */
   public static LeaseView view(Lease lease, Instant changeSeenAt) {
+    return view(lease, changeSeenAt, false);
+  }
+
+  /**
+   * The Lease as the decision core sees it; {@code firstSight}: changeSeenAt is this process's first look at a
+   * renewal made before it (see {@link LeaseView#firstSight()}).
+   */
+  public static LeaseView view(Lease lease, Instant changeSeenAt, boolean firstSight) {
     if (lease == null || lease.getSpec() == null) {
       return null;
     }
@@ -58,7 +66,7 @@ public final class HeartbeatLeases {
         Bounds.truncateUtf8(a.get(DETAIL), Bounds.DETAIL_BYTES),
         Bounds.fitsUtf8(checkpoint, Bounds.CHECKPOINT_BYTES) ? checkpoint : null,
         Bounds.truncateUtf8(a.get(CHECKPOINT_STATUS), Bounds.CHECKPOINT_BYTES),
-        bool(a.get(STEP_IDEMPOTENT)), bool(a.get(ARTIFACTS_READY)));
+        bool(a.get(STEP_IDEMPOTENT)), bool(a.get(ARTIFACTS_READY)), firstSight);
   }
 
   /**

@@ -36,8 +36,15 @@ public final class RenewalClock {
     this.startedAt = clock.instant();
   }
 
-  /** The renewTime last seen, the operator's time when it was first seen, and who renewed (the holder). */
-  public record Seen(Instant renewTime, Instant at, String holder) {}
+  /**
+   * The renewTime last seen, the operator's time when it was first seen, and who renewed (the holder);
+   * {@code firstSight}: this process found that renewTime when it first looked, it did not see it change.
+   */
+  public record Seen(Instant renewTime, Instant at, String holder, boolean firstSight) {
+    Seen(Instant renewTime, Instant at, String holder) {
+      this(renewTime, at, holder, false);
+    }
+  }
 
   /** How a holder left the Lease when another pod took it over. */
   private record Held(String holder, LeaseView view) {}
@@ -112,14 +119,22 @@ public final class RenewalClock {
    * seen now. Null when the Lease was never renewed.
    */
   public Instant seenAt(Lease lease) {
+    Seen s = sighting(lease);
+    return s == null ? null : s.at();
+  }
+
+  /**
+   * What {@link #seenAt} tells, and whether it is this process's first look at a renewal made before it looked
+   * (no earlier renewTime of the Lease was seen). Null when the Lease was never renewed.
+   */
+  public Seen sighting(Lease lease) {
     Instant renew = renewTime(lease);
     if (renew == null) {
       return null;
     }
     return seen.compute(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()),
         (k, old) -> old != null && Objects.equals(old.renewTime(), renew) ? old
-            : new Seen(renew, clock.instant(), HeartbeatLeases.holder(lease)))
-        .at();
+            : new Seen(renew, clock.instant(), HeartbeatLeases.holder(lease), old == null));
   }
 
   /** The Lease's renewTime as an instant, or null. */

@@ -254,10 +254,11 @@ public final class RestartEvaluator {
       // with heartbeats, "healthy for resetAfter" needs a heartbeat seen after that point too: an agent
       // that renewed once and hung must not end its failure sequence just because resetAfter <= timeout
       Instant heard = LivenessGate.lastSeen(lease);
-      if (heard != null && lease.renewTime().isBefore(heard)) {
-        // a renewal the agent made before it was seen: a restarted operator grants every live run a full timeout
-        // from its first look (api.md §12), which keeps a run fresh but proves nothing about when the agent was
-        // last heard; an agent's renewTime only ever delays this (a clock behind), never brings it forward
+      if (heard != null && lease.firstSight() && lease.renewTime().isBefore(heard)) {
+        // a renewal the agent made before this process first looked: a restarted operator grants every live run a
+        // full timeout from that look (api.md §12), which keeps a run fresh but proves nothing about when the
+        // agent was last heard. Only then is the agent's clock read: a renewal seen changing was heard when seen,
+        // whatever the agent's clock says (one behind ours must not hold its failure sequence open)
         heard = lease.renewTime();
       }
       boolean heardSince = p.heartbeat().timeout().isEmpty() || (heard != null && !heard.isBefore(healthyAt));

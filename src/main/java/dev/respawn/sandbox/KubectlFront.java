@@ -106,6 +106,12 @@ final class KubectlFront implements AutoCloseable {
         } else {
           notFound(x, path);
         }
+      } else if (resource.isPresent() && method.equals("GET") && isWatch(query) && isWebSocket(x)) {
+        // watches are served as a chunked HTTP stream only: a WebSocket handshake is answered at once with a plain
+        // 200 (no 101 switch: fabric8 then watches over HTTP; a 503 it would retry); streamed to, its handshake
+        // waited for good and the watch never saw an event
+        send(x, 200, "application/json", status(200, "WebSocketNotServed",
+            "this sandbox serves watches over HTTP streaming, not WebSocket"));
       } else if (resource.isPresent() && method.equals("GET") && isWatch(query)) {
         watches.stream(x, resource.get(), query, TableView.wanted(x.getRequestHeaders().getFirst("Accept")));
       } else if (resource.isPresent() && method.equals("GET") && resource.get().resource().equals("events")
@@ -171,6 +177,10 @@ final class KubectlFront implements AutoCloseable {
   private static boolean isWatch(Map<String, String> query) {
     String w = query.get("watch");
     return w != null && (w.equals("true") || w.equals("1"));
+  }
+
+  private static boolean isWebSocket(HttpExchange x) {
+    return "websocket".equalsIgnoreCase(x.getRequestHeaders().getFirst("Upgrade"));
   }
 
   private static String contentType(HttpExchange x) {

@@ -56,6 +56,25 @@ class RestartWaitTest {
             && condition.test(i));
   }
 
+  /**
+   * With heartbeats, the new run's status is written once its agent renewed (or 3 s after its start): the wait
+   * sees that write, whether the new agent renews or never does.
+   */
+  @Test
+  void restartWaitSeesTheNewRunOfAnAgentWithHeartbeats() {
+    Instances.policy(api.client(), NS, "beating", "{heartbeat: {timeout: 60s}}");
+    kubelet.script("hb", Run.runForever().heartbeat(Duration.ofMillis(200)), Run.runForever(),
+        Run.runForever().heartbeat(Duration.ofMillis(200)));
+    api.client().resources(AgentInstance.class).inNamespace(NS).resource(Instances.instance(NS, "hb", "beating"))
+        .create();
+    awaitInstance("hb", i -> i.getStatus().phase == Phase.Running && Integer.valueOf(1).equals(i.getStatus().run));
+    for (String pod : new String[] {"hb-2", "hb-3"}) {
+      Cli.Result r = cli("restart", "hb", "--reason", "new tools", "--wait", "--timeout", "20s", "-o", "json");
+      assertThat(r.exit()).as(r.toString()).isZero();
+      assertThat(r.json().get("pod").asText()).isEqualTo(pod);
+    }
+  }
+
   @Test
   void restartWaitReturnsOnceTheNewRunStartedAndVerifyConfirmsIt() {
     api.client().resources(AgentInstance.class).inNamespace(NS).resource(Instances.instance(NS, "coder", null))

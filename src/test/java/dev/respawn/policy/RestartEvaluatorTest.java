@@ -227,7 +227,7 @@ class RestartEvaluatorTest {
       Instant lastRenewal = s.now;
       s.advance(Duration.ofSeconds(51)); // past resetAfter (the default 60 s of run time), within the timeout
       // a new operator process: it first sees that renewTime now
-      s.lease = new LeaseView(lastRenewal, s.now, HealthVerdict.Healthy, null, null, null, null, null);
+      s.lease = new LeaseView(lastRenewal, s.now, HealthVerdict.Healthy, null, null, null, null, null, true);
       s.reconcile();
       assertThat(s.state.attempt).as("the failure sequence stays open").isEqualTo(1);
 
@@ -235,6 +235,29 @@ class RestartEvaluatorTest {
       s.heartbeat(HealthVerdict.Healthy); // a renewal it hears
       s.reconcile();
       assertThat(s.state.attempt).as("closed by a renewal heard after resetAfter").isZero();
+    }
+
+    /**
+     * An agent whose clock is an hour behind ours renews, Healthy, and is seen renewing: it is heard when it is
+     * seen, and its failure sequence closes after resetAfter like any other's (its renewTime is never compared
+     * with our clock).
+     */
+    @Test
+    void anAgentWhoseClockIsBehindOursEndsItsFailureSequenceAfterResetAfter() {
+      AgentSim s = sim(Specs.heartbeat(retries(Specs.spec(), 5), "60s", null)).started();
+      s.exit(1);
+      s.restartAndRun();
+      assertThat(s.state.attempt).isEqualTo(1);
+      for (int i = 0; i < 6; i++) {
+        s.leaseHolder = s.pod.name();
+        s.lease = new LeaseView(s.now.minus(Duration.ofHours(1)), s.now, HealthVerdict.Healthy, null, null, null,
+            null, null);
+        Decision d = s.reconcile();
+        assertThat(d.liveness().ready()).isTrue();
+        s.advance(Duration.ofSeconds(20));
+      }
+      assertThat(s.state.phase).isEqualTo(Phase.Running);
+      assertThat(s.state.attempt).as("Ready and renewing for 2 minutes, resetAfter 60 s").isZero();
     }
 
     /** Suspended while the circuit was Open, unsuspended after openDuration: the next run is the trial. */

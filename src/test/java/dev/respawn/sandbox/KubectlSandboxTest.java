@@ -90,6 +90,37 @@ class KubectlSandboxTest {
     return s.replaceAll("[ \\t]+", " ");
   }
 
+  /**
+   * A fabric8 client outside the sandbox (as the kubectl-respawn plugin's restart --wait is) watches through it:
+   * its WebSocket handshake is answered at once, and it watches over HTTP. Streamed to, the handshake waited
+   * for good and the watch never saw an event.
+   */
+  @Test
+  void aFabric8ClientWatchesThroughTheSandbox() throws Exception {
+    io.fabric8.kubernetes.client.Config config = io.fabric8.kubernetes.client.Config.fromKubeconfig(
+        Files.readString(kubeconfig));
+    try (KubernetesClient outside = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config)
+        .build()) {
+      List<String> seen = new CopyOnWriteArrayList<>();
+      var coder = outside.resources(AgentInstance.class).inNamespace("agents").withName("coder");
+      try (io.fabric8.kubernetes.client.Watch watch = coder.watch(new io.fabric8.kubernetes.client.Watcher<>() {
+        @Override
+        public void eventReceived(Action action, AgentInstance resource) {
+          seen.add(action + " " + resource.getMetadata().getAnnotations().get("respawn.dev/watch-test"));
+        }
+
+        @Override
+        public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+      })) {
+        coder.edit(i -> {
+          i.getMetadata().getAnnotations().put("respawn.dev/watch-test", "seen");
+          return i;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("MODIFIED seen"));
+      }
+    }
+  }
+
   @Test
   void getAgentInstancesShowsTheCrdsPrinterColumns() {
     String out = squeeze(ok("get", "agentinstances", "-n", "agents").out());
