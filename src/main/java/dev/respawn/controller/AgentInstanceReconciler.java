@@ -55,6 +55,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final ReleaseGate releases = new ReleaseGate();
   private final RecentDeletions deletions;
   private final UnwrittenStarts unwritten = new UnwrittenStarts();
+  private final RunLeases leaseNames = new RunLeases();
   private final ReconcileGate gate;
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
@@ -85,7 +86,10 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
 
   /** The instance is gone: its Lease's renewal times, metrics and Event series are dropped. */
   private void forget(AgentInstance instance) {
-    renewals.forget(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance));
+    String ns = instance.getMetadata().getNamespace();
+    renewals.forget(ns, HeartbeatLeases.leaseName(instance));
+    // and every other Lease a run of it renewed (spec.heartbeat.leaseName was edited)
+    leaseNames.forget(instance.getMetadata().getUid()).forEach(name -> renewals.forget(ns, name));
     unwritten.forget(instance.getMetadata().getUid());
     sink.forget(instance);
   }
@@ -164,13 +168,21 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     boolean refusalShown = refused.map(r -> writer.showsRefusal(r.reason(), r.message())).orElse(true);
     InstanceState state = StatusMapper.toState(instance.getStatus());
     String ns = instance.getMetadata().getNamespace();
-    Lease lease = leases.get(new ResourceID(HeartbeatLeases.leaseName(instance), ns)).orElse(null);
     List<Pod> cached = List.copyOf(context.getSecondaryResources(Pod.class));
     java.util.function.Function<String, Pod> directGet = name -> context.getClient().pods().inNamespace(ns)
         .withName(name).get();
     String uid = instance.getMetadata().getUid();
-    Sighting sighted = InstanceSighting.of(instance, state, cached, directGet, lease, renewals, now)
-        .withDependencies(resolver.circuits(instance));
+    // the current run renews the Lease its pod was given: an edit of spec.heartbeat.leaseName is for the next run
+    String specLease = HeartbeatLeases.leaseName(instance);
+    String runLease = HeartbeatLeases.leaseName(instance, cached.stream()
+        .filter(p -> p.getMetadata().getName().equals(state.currentPod)
+            && uid.equals(InstanceSighting.controllerUid(p))).findFirst().orElse(null));
+    leaseNames.remember(uid, specLease, runLease);
+    Lease lease = leases.get(new ResourceID(runLease, ns)).orElse(null);
+    boolean specLeaseExists = runLease.equals(specLease) ? lease != null
+        : leases.get(new ResourceID(specLease, ns)).isPresent();
+    Sighting sighted = InstanceSighting.of(instance, state, cached, directGet, runLease, lease, specLeaseExists,
+        renewals, now).withDependencies(resolver.circuits(instance));
     Optional<PodFacts> vanished = unwritten.vanished(uid, state, cached, directGet, now);
     // gone already: the decision's delete of it needs no API call
     vanished.ifPresent(p -> deletions.record(p.uid()));

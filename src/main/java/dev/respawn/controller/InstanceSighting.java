@@ -32,8 +32,12 @@ import java.util.function.Function;
 final class InstanceSighting {
   private InstanceSighting() {}
 
+  /**
+   * @param lease the Lease the current run renews ({@code leaseName}: the one its pod was given), or null
+   * @param leaseExists whether the Lease the spec names exists (the next run's: made when missing)
+   */
   static Sighting of(AgentInstance instance, InstanceState state, List<Pod> cached, Function<String, Pod> directGet,
-      Lease lease, RenewalClock renewals, Instant now) {
+      String leaseName, Lease lease, boolean leaseExists, RenewalClock renewals, Instant now) {
     String agentContainer = instance.getSpec() == null ? null : instance.getSpec().agentContainer;
     List<Pod> pods = new ArrayList<>(cached);
     boolean runExpected = state.phase == Phase.Starting || state.phase == Phase.Running;
@@ -63,14 +67,14 @@ final class InstanceSighting {
     }
     if (view.map(LeaseView::renewTime).isEmpty() && state.currentPod != null) {
       // the Lease was deleted, or recreated without a renewal: the current run keeps the last renewal seen of it
-      Optional<LeaseView> remembered = remembered(instance, state, facts, renewals);
+      Optional<LeaseView> remembered = remembered(instance, leaseName, state, facts, renewals);
       if (remembered.isPresent()) {
         view = remembered;
         holder = state.currentPod;
       }
     }
     return new Sighting(instance.getMetadata().getNamespace(), instance.getMetadata().getName(),
-        instance.getMetadata().getUid(), suspend, facts, lease != null, view, holder,
+        instance.getMetadata().getUid(), suspend, facts, leaseExists, view, holder,
         requests(annotations), Map.of());
   }
 
@@ -78,8 +82,8 @@ final class InstanceSighting {
    * The current run's heartbeat while its Lease is gone or unrenewed ({@link RenewalClock#lastRenewalBy}), with
    * the verdict and detail status shows; the checkpoint went with the Lease.
    */
-  private static Optional<LeaseView> remembered(AgentInstance instance, InstanceState state, List<PodFacts> facts,
-      RenewalClock renewals) {
+  private static Optional<LeaseView> remembered(AgentInstance instance, String leaseName, InstanceState state,
+      List<PodFacts> facts, RenewalClock renewals) {
     Instant runStart = facts.stream().map(PodFacts::view).filter(p -> state.currentPod.equals(p.name()))
         .map(p -> p.startedAt() != null ? p.startedAt() : p.createdAt()).filter(java.util.Objects::nonNull)
         .findFirst().orElse(null);
@@ -91,7 +95,7 @@ final class InstanceSighting {
     // starts without it; a bad one may be the last run's, kept until the new run's first heartbeat)
     boolean reported = shown != null && shown.verdict() != null && shown.verdict().agentMayReport()
         && (shown.verdict() == HealthVerdict.Healthy || (shown.since() != null && !shown.since().isBefore(runStart)));
-    return renewals.lastRenewalBy(instance.getMetadata().getNamespace(), HeartbeatLeases.leaseName(instance),
+    return renewals.lastRenewalBy(instance.getMetadata().getNamespace(), leaseName,
             state.currentPod, runStart, reported)
         .map(seen -> new LeaseView(seen.renewTime(), seen.at(), reported ? shown.verdict() : null,
             reported ? shown.detail() : null, null, null, null, null));

@@ -1,5 +1,6 @@
 package dev.respawn.controller;
 
+import dev.respawn.heartbeat.HeartbeatLeases;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.policy.Decision.PodStart;
 import io.fabric8.kubernetes.api.model.Container;
@@ -77,7 +78,7 @@ public final class PodFactory {
     env.add(new EnvVar("RESPAWN_INSTANCE", instance.getMetadata().getName(), null));
     env.add(new EnvVar("RESPAWN_RUN", Integer.toString(start.run()), null));
     env.add(new EnvVar("RESPAWN_ATTEMPT", Integer.toString(start.attempt()), null));
-    env.add(new EnvVar("RESPAWN_LEASE_NAME", leaseName, null));
+    env.add(new EnvVar(HeartbeatLeases.LEASE_NAME_ENV, leaseName, null));
     String task = instance.getSpec().task;
     env.add(new EnvVar("RESPAWN_TASK", task == null ? "" : task, null));
     start.resumeCheckpoint().ifPresent(c -> env.add(new EnvVar("RESPAWN_RESUME_CHECKPOINT", c, null)));

@@ -31,6 +31,28 @@ public final class HeartbeatLeases {
         : instance.getMetadata().getName();
   }
 
+  /** The env variable that names the run's Lease to its agent. */
+  public static final String LEASE_NAME_ENV = "RESPAWN_LEASE_NAME";
+
+  /**
+   * The Lease a run renews: the one its pod was given ({@value #LEASE_NAME_ENV}), which an edit of
+   * spec.heartbeat.leaseName does not change for a run already started; else the spec's.
+   */
+  public static String leaseName(AgentInstance instance, io.fabric8.kubernetes.api.model.Pod runPod) {
+    if (runPod != null && runPod.getSpec() != null && runPod.getSpec().getContainers() != null) {
+      for (var c : runPod.getSpec().getContainers()) {
+        if (c.getEnv() != null) {
+          for (var e : c.getEnv()) {
+            if (LEASE_NAME_ENV.equals(e.getName()) && e.getValue() != null && !e.getValue().isEmpty()) {
+              return e.getValue();
+            }
+          }
+        }
+      }
+    }
+    return leaseName(instance);
+  }
+
   /** A new, unheld Lease owned by the instance and labelled with its name. */
   public static Lease newLease(AgentInstance instance, OwnerReference owner) {
     Lease lease = new Lease();

@@ -307,4 +307,41 @@ class HeartbeatScenarioTest extends MockClusterScenario {
         .until(() -> f.get("quiet"), i -> at(i, 2, Phase.Running));
     assertThat(OperatorFixture.condition(next, "Ready").reason).isEqualTo("StaleHeartbeat");
   }
+
+  /**
+   * An edit of spec.heartbeat.leaseName is for the next run: the running agent renews the Lease its pod was given
+   * (RESPAWN_LEASE_NAME), and it is judged by that one, not found stale for want of renewals of the new name. The
+   * next run gets the new Lease; once the instance is deleted, nothing is remembered of either.
+   */
+  @Test
+  void anEditedLeaseNameIsTheNextRunsAndNothingOfEitherLeaseStays() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resetAfter: 30m
+        heartbeat: {timeout: 1s}
+        """);
+    Duration beat = Duration.ofMillis(200);
+    f.kubelet.script("renamed", Run.runForever().heartbeat(beat), Run.runForever().heartbeat(beat));
+    f.instance("renamed", "hb", spec -> {
+      spec.heartbeat = new InstanceHeartbeatSpec();
+      spec.heartbeat.leaseName = "lease-a";
+    });
+    f.awaitInstance("renamed", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.edit("renamed", i -> {
+      i.getSpec().heartbeat.leaseName = "lease-b";
+      return i;
+    });
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.lease("lease-b") != null);
+    // the running agent renews lease-a all along: it never stalled
+    f.holdsFor(Duration.ofSeconds(3), () -> f.get("renamed"), i -> i.getStatus().lastFailure == null
+        && Integer.valueOf(1).equals(i.getStatus().run) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.annotate("renamed", AgentInstance.RESTART_ANNOTATION, "next-run");
+    f.awaitInstance("renamed", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    assertThat(f.lease("lease-b").getSpec().getHolderIdentity()).isEqualTo("renamed-2");
+    var renewals = f.operator.instanceReconciler().renewals();
+    assertThat(renewals.size()).as("lease-a and lease-b").isEqualTo(2);
+    f.kubelet.stopHeartbeats();
+    f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS).withName("renamed").delete();
+    await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> assertThat(renewals.size()).isZero());
+  }
 }
