@@ -53,7 +53,7 @@ public final class StatusMapper {
     if (st.lastFailure != null) {
       FailureStatus f = st.lastFailure;
       s.lastFailure = new FailureInfo(f.pod, f.podUid, f.failureClass, f.failureReason, f.reason, f.exitCode, f.message,
-          f.rule, Boolean.TRUE.equals(f.retryable), time(f.at), f.dependency);
+          f.rule, Boolean.TRUE.equals(f.retryable), time(f.at), f.dependency, Boolean.TRUE.equals(f.probe));
     }
     if (st.lastDecision != null) {
       DecisionStatus d = st.lastDecision;
@@ -133,6 +133,7 @@ public final class StatusMapper {
       fs.retryable = f.retryable();
       fs.at = text(f.at());
       fs.dependency = f.dependency();
+      fs.probe = f.probe() ? Boolean.TRUE : null; // shown only when it was one
       st.lastFailure = fs;
     }
     if (s.lastDecision != null) {

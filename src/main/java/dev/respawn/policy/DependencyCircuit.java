@@ -191,26 +191,17 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
   }
 
   /**
-   * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt}, may run
-   * (api.md §11); the run that failed started at an unknown time.
+   * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt} (which ended one of its
+   * probe runs when {@code probeFailed}), may run (api.md §11). A probe whose probe run was blamed again does not
+   * run again: the circuit reopens. An instance listed as a probe whose probe run has not started yet (its failure
+   * was of a run that was none: one that ran through the outage) runs now; one not listed waits for a probe's
+   * outcome (no time to show yet).
    */
-  public Release release(DependencySettings s, String instance, Instant blamedAt, Instant now) {
-    return release(s, instance, blamedAt, null, now);
-  }
-
-  /**
-   * When {@code instance}, waiting for this dependency since the failure at {@code blamedAt} of a run that
-   * started at {@code failedRunStart} (null: not known), may run (api.md §11). A probe whose probe run was
-   * blamed again does not run again: the circuit reopens. An instance blamed while the circuit is HalfOpen
-   * whose run started before it (it ran through the outage) is no failed probe: it waits for a probe's
-   * outcome like the others, or runs as a probe itself when it is one.
-   */
-  public Release release(DependencySettings s, String instance, Instant blamedAt, Instant failedRunStart,
-      Instant now) {
+  public Release release(DependencySettings s, String instance, Instant blamedAt, boolean probeFailed, Instant now) {
     return switch (state) {
       case Open -> new Release(Optional.ofNullable(halfOpenAt), false);
       case HalfOpen -> {
-        if (probes.contains(instance) && failedAsProbe(blamedAt, failedRunStart, halfOpenAt)) {
+        if (probes.contains(instance) && failedAsProbe(blamedAt, probeFailed, halfOpenAt)) {
           yield new Release(Optional.of(blamedAt.plus(s.openDuration())), false);
         }
         yield probes.contains(instance) ? new Release(Optional.ofNullable(halfOpenAt), true)
@@ -225,12 +216,12 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
   }
 
   /**
-   * Whether a blamed failure ended a probe's run: blamed after the circuit went HalfOpen, of a run that did not
-   * start before it (a run of unknown start counts).
+   * Whether a blamed failure ended a probe's run of this HalfOpen: the run was a probe run ({@code probeRun}, status
+   * lastFailure.probe) and failed after the circuit went HalfOpen (a probe that failed in an earlier round and was
+   * chosen again has yet to run).
    */
-  static boolean failedAsProbe(Instant blamedAt, Instant runStart, Instant halfOpenAt) {
-    return blamedAt != null && halfOpenAt != null && blamedAt.isAfter(halfOpenAt)
-        && (runStart == null || !runStart.isBefore(halfOpenAt));
+  static boolean failedAsProbe(Instant blamedAt, boolean probeRun, Instant halfOpenAt) {
+    return probeRun && blamedAt != null && halfOpenAt != null && blamedAt.isAfter(halfOpenAt);
   }
 
   /** The working copy of one step. */

@@ -22,22 +22,23 @@ final class DependencyWait {
   /** Step d2: true when the failure was blamed on a dependency and the instance now waits for it. */
   static boolean blamed(DecisionDraft d, RunEnding e, Classification c, String summary) {
     Optional<DependencySettings> dep = DependencyRules.blamedOn(d.policy, e, c);
+    // a probe's run keeps waitingFor while it runs (started): the run that ended was a probe run of it
+    String probing = d.state.waitingFor;
     d.state.waitingFor = null; // a run that ends another way (a probe's included) follows §3 as usual
     if (dep.isEmpty()) {
       return false;
     }
     InstanceState s = d.state;
     DependencySettings settings = dep.get();
-    s.lastFailure = s.lastFailure.blamedOn(settings.name());
+    s.lastFailure = s.lastFailure.blamedOn(settings.name(), settings.name().equals(probing));
     DependencyCircuit circuit = d.obs.dependency(settings.name());
     boolean opens = circuit.state() == CircuitState.Closed && opensWith(circuit, settings, d.instance(), d.now);
     if (circuit.state() == CircuitState.Closed && !opens) {
       return false; // counted as usual (step e), and recorded for the dependency
     }
     InterruptionClass cls = c.interruptionClass();
-    // the run's history entry is not written yet: a run of unknown start, were it a probe's, failed as one
     Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
-        : circuit.release(settings, d.instance(), d.now, null, d.now).at();
+        : circuit.release(settings, d.instance(), d.now, s.lastFailure.probe(), d.now).at();
     Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
     // the restart it waits for is a restart after an interruption like any other: from its checkpoint when
     // eligible (api.md §7), and under Require never a fresh one
@@ -103,7 +104,7 @@ final class DependencyWait {
       return due;
     }
     DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt,
-        s.failedRunStartedAt(), d.now);
+        s.lastFailure != null && s.lastFailure.probe(), d.now);
     Instant shown = s.nextRestartAt;
     s.nextRestartAt = release.at().orElse(null);
     Instant notBefore = notBefore(d);
@@ -183,7 +184,7 @@ final class DependencyWait {
     }
     s.phase = Phase.CircuitOpen;
     s.waitingFor = name;
-    Optional<Instant> at = circuit.release(settings.get(), d.instance(), s.lastFailure.at(), s.failedRunStartedAt(),
+    Optional<Instant> at = circuit.release(settings.get(), d.instance(), s.lastFailure.at(), s.lastFailure.probe(),
         d.now).at();
     Duration delay = at.filter(t -> t.isAfter(d.now)).map(t -> Duration.between(d.now, t)).orElse(Duration.ZERO);
     d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, s.lastDecision == null ? 0

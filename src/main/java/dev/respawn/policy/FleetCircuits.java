@@ -81,7 +81,8 @@ public final class FleetCircuits {
     }
     InstanceState st = m.state();
     Instant failedAt = st.lastFailure == null ? null : st.lastFailure.at();
-    if (DependencyCircuit.failedAsProbe(failedAt, st.failedRunStartedAt(), halfOpenAt)) {
+    if (failedAt != null && halfOpenAt != null && failedAt.isAfter(halfOpenAt)
+        && (st.lastFailure.probe() || !dependency.equals(st.lastFailure.dependency()))) {
       if (!dependency.equals(st.lastFailure.dependency())) {
         return ProbeOutcome.GONE; // its run failed for another reason: it proves nothing, another waiter probes
       }

@@ -121,19 +121,6 @@ public final class InstanceState {
     return podUid != null && history.stream().anyMatch(r -> podUid.equals(r.podUid()));
   }
 
-  /** When the run whose ending is {@code lastFailure} started, as history shows it; null when not known. */
-  public Instant failedRunStartedAt() {
-    if (lastFailure == null || lastFailure.pod() == null) {
-      return null;
-    }
-    for (int i = history.size() - 1; i >= 0; i--) {
-      if (lastFailure.pod().equals(history.get(i).pod())) {
-        return history.get(i).startedAt();
-      }
-    }
-    return null;
-  }
-
   /** Appends a finished run, keeping the last {@link Bounds#HISTORY_ENTRIES}. */
   public void addHistory(RunInfo r) {
     history.add(r);
@@ -145,12 +132,20 @@ public final class InstanceState {
   /** status.lastFailure. */
   public record FailureInfo(String pod, String podUid, InterruptionClass interruptionClass, String failureReason,
       String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at,
-      String dependency) {
+      String dependency, boolean probe) {
 
-    /** The same failure, blamed on a shared dependency. */
-    public FailureInfo blamedOn(String name) {
+    /** A failure blamed on no shared dependency. */
+    public FailureInfo(String pod, String podUid, InterruptionClass interruptionClass, String failureReason,
+        String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at,
+        String dependency) {
+      this(pod, podUid, interruptionClass, failureReason, reason, exitCode, message, rule, retryable, at, dependency,
+          false);
+    }
+
+    /** The same failure, blamed on a shared dependency; {@code probe}: it ended a probe run of it. */
+    public FailureInfo blamedOn(String name, boolean probe) {
       return new FailureInfo(pod, podUid, interruptionClass, failureReason, reason, exitCode, message, rule, retryable,
-          at, name);
+          at, name, probe);
     }
   }
 

@@ -105,12 +105,12 @@ class DependencyCircuitTest {
     assertThat(half.next().state()).isEqualTo(CircuitState.HalfOpen);
     assertThat(half.next().probes()).containsExactly("c", "e");
     assertThat(half.next().waiting()).isEqualTo(3);
-    assertThat(half.next().release(MODEL_API, "c", T0, t(32)).now()).isTrue();
-    assertThat(half.next().release(MODEL_API, "d", T0, t(32))).satisfies(r -> {
+    assertThat(half.next().release(MODEL_API, "c", T0, false, t(32)).now()).isTrue();
+    assertThat(half.next().release(MODEL_API, "d", T0, false, t(32))).satisfies(r -> {
       assertThat(r.now()).isFalse();
       assertThat(r.at()).isEmpty();
     });
-    assertThat(open.release(MODEL_API, "d", T0, t(10))).satisfies(r -> {
+    assertThat(open.release(MODEL_API, "d", T0, false, t(10))).satisfies(r -> {
       assertThat(r.now()).isFalse();
       assertThat(r.at()).contains(t(32));
     });
@@ -126,11 +126,11 @@ class DependencyCircuitTest {
     assertThat(closed.state()).isEqualTo(CircuitState.Closed);
     assertThat(closed.closedAt()).isEqualTo(t(40));
     assertThat(closed.releaseOrder()).containsExactly("f", "e", "d");
-    assertThat(closed.release(MODEL_API, "f", T0, t(40)).at()).contains(t(40));
+    assertThat(closed.release(MODEL_API, "f", T0, false, t(40)).at()).contains(t(40));
     // 5 per second, in slots 5 % wider than 200 ms
-    assertThat(closed.release(MODEL_API, "e", T0, t(40)).at()).contains(t(40).plusMillis(210));
-    assertThat(closed.release(MODEL_API, "d", T0, t(40).plusMillis(419)).now()).isFalse();
-    assertThat(closed.release(MODEL_API, "d", T0, t(40).plusMillis(420)).now()).isTrue();
+    assertThat(closed.release(MODEL_API, "e", T0, false, t(40)).at()).contains(t(40).plusMillis(210));
+    assertThat(closed.release(MODEL_API, "d", T0, false, t(40).plusMillis(419)).now()).isFalse();
+    assertThat(closed.release(MODEL_API, "d", T0, false, t(40).plusMillis(420)).now()).isTrue();
     // once every release time passed, the order is forgotten
     Step later = advance(closed, List.of(), List.of(), t(41));
     assertThat(later.next().releaseOrder()).isEmpty();
@@ -166,11 +166,11 @@ class DependencyCircuitTest {
   @Test
   void aProbeWhoseRunWasBlamedAgainDoesNotRunAgainBeforeTheCircuitReopens() {
     DependencyCircuit half = halfOpen();
-    assertThat(half.release(MODEL_API, "c", t(35), t(36))).satisfies(r -> {
+    assertThat(half.release(MODEL_API, "c", t(35), true, t(36))).satisfies(r -> {
       assertThat(r.now()).isFalse();
       assertThat(r.at()).contains(t(65));
     });
-    assertThat(half.release(MODEL_API, "e", t(4), t(36)).now()).isTrue();
+    assertThat(half.release(MODEL_API, "e", t(4), true, t(36)).now()).isTrue();
   }
 
   @Test
@@ -235,7 +235,7 @@ class DependencyCircuitTest {
         assertThat(now).isAfterOrEqualTo(c.halfOpenAt());
         for (String p : c.probes()) { // the instances' side: a chosen probe starts unless its run was blamed again
           if (!probing.contains(p) && !healthy.contains(p)
-              && c.release(s, p, failedAt.get(p), now).now()) {
+              && c.release(s, p, failedAt.get(p), true, now).now()) {
             probing.add(p);
           }
         }

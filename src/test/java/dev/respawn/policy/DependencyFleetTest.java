@@ -413,4 +413,82 @@ class DependencyFleetTest {
         .isEqualTo(CircuitState.HalfOpen);
     assertThat(later.trips()).isEqualTo(1);
   }
+
+  /**
+   * A probe whose run goes on when another probe reopens the circuit stays a probe; when its run then fails, blamed,
+   * in the next HalfOpen, that is a probe's failure: the circuit reopens, and the probe is not restarted into it.
+   */
+  @Test
+  void aProbeCarriedIntoTheNextHalfOpenThatFailsReopensTheCircuit() {
+    Fleet f = new Fleet(modelApiPolicy("resetAfter: 600s\n",
+        "failureThreshold: 1\nopenDuration: 30s\nprobes: 2\n"), "a", "b");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE); // opens it (trip 1), halfOpenAt T0+40
+    f.settle();
+    f.now = T0.plusSeconds(11);
+    f.fail("b", OUTAGE); // waits too
+    f.settle();
+    f.runUntil(T0.plusSeconds(40));
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(f.circuit("model-api").probes()).containsExactlyInAnyOrder("a", "b");
+    f.running("a");
+    f.running("b");
+    f.settle();
+    f.now = T0.plusSeconds(50);
+    f.fail("b", OUTAGE); // probe b fails again: reopens (trip 2), a's run goes on, a stays probe
+    f.settle();
+    DependencyCircuit reopened = f.circuit("model-api");
+    assertThat(reopened.state()).isEqualTo(CircuitState.Open);
+    assertThat(reopened.trips()).isEqualTo(2);
+    assertThat(reopened.probes()).containsExactly("a");
+    f.runUntil(T0.plusSeconds(80)); // HalfOpen again, a carried, b the other probe
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(f.circuit("model-api").probes()).containsExactlyInAnyOrder("a", "b");
+    int aPods = f.m("a").podsCreated.size();
+    f.now = T0.plusSeconds(85);
+    f.fail("a", OUTAGE); // probe a's run (started T0+40) fails, blamed, during HalfOpen round 2
+    f.settle();
+    f.runUntil(T0.plusSeconds(100));
+    DependencyCircuit after = f.circuit("model-api");
+    assertThat(after.state()).as("probe a failed, blamed, during HalfOpen: the circuit reopens; circuit %s; a's pods "
+        + "created at %s", after, f.m("a").podsCreated).isEqualTo(CircuitState.Open);
+    assertThat(f.m("a").podsCreated).as("a restarted into the outage").hasSize(aPods);
+  }
+
+  /**
+   * An instance whose ordinary failure during HalfOpen restarted it, and whose new run then fails blamed, ran no probe
+   * run: chosen as a probe afterwards, it runs one (its failure is no failed probe's), and the circuit does not trip.
+   */
+  @Test
+  void aWaiterChosenAsProbeAfterItsBlamedFailureDoesNotReopenTheCircuitAsAFailedProbe() {
+    Fleet f = new Fleet(modelApiPolicy("resetAfter: 600s\n",
+        "failureThreshold: 1\nopenDuration: 30s\nprobes: 2\n"), "a", "x");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE); // opens it, halfOpenAt T0+40
+    f.settle();
+    f.runUntil(T0.plusSeconds(40));
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(f.circuit("model-api").probes()).containsExactly("a");
+    f.running("a");
+    f.settle();
+    f.now = T0.plusSeconds(41);
+    f.fail("x", "disk full"); // not blamed: an ordinary Backoff (2 s)
+    f.settle();
+    f.runUntil(T0.plusSeconds(43));
+    assertThat(f.m("x").podsCreated).hasSize(2);
+    f.running("x"); // x's new run starts after halfOpenAt
+    f.settle();
+    f.now = T0.plusSeconds(45);
+    f.fail("x", OUTAGE); // blamed during HalfOpen; x is no probe (yet)
+    f.settle();
+    f.runUntil(T0.plusSeconds(120));
+    DependencyCircuit c = f.circuit("model-api");
+    assertThat(c.probes().contains("x") && f.m("x").podsCreated.size() == 2).as("x listed as a probe (%s) without "
+        + "a probe run for over a minute (pods created at %s, nextRestartAt %s); circuit %s", c.probes(),
+        f.m("x").podsCreated, f.m("x").state.nextRestartAt, c).isFalse();
+    assertThat(c.trips()).isEqualTo(1);
+    assertThat(c.state()).isEqualTo(CircuitState.HalfOpen);
+  }
 }

@@ -29,6 +29,9 @@ public class FailureStatus {
   public Boolean retryable;
   @JsonPropertyDescription("The shared dependency the failure was blamed on (spec.dependencies of the policy), if any.")
   public String dependency;
+  @JsonPropertyDescription("True when the run that failed was a probe of that dependency (it ran in its HalfOpen): "
+      + "its failure opens the shared circuit again.")
+  public Boolean probe;
   @JsonPropertyDescription("When the failure was observed.")
   public String at;
 
