@@ -91,7 +91,7 @@ final class DependencyWait {
     if (settings.isEmpty()) {
       s.waitingFor = null;
       s.nextRestartAt = d.now;
-      return true;
+      return !windowFull(d);
     }
     DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
     Instant blamedAt = s.lastFailure == null ? null : s.lastFailure.at();
@@ -101,7 +101,7 @@ final class DependencyWait {
       // longer than the openDuration this instance computed itself, should the fleet see it otherwise
       boolean due = s.nextRestartAt == null || !d.now.isBefore(s.nextRestartAt);
       d.wakeAt(s.nextRestartAt);
-      return due;
+      return due && !windowFull(d);
     }
     DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt,
         s.lastFailure != null && s.lastFailure.probe(), d.now);
@@ -114,11 +114,7 @@ final class DependencyWait {
       return false;
     }
     release.at().ifPresent(d::wakeAt);
-    if (release.now() && RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
-      // restartLimit counts restarts of every kind (api.md §1, §3 i): a wait for a dependency does not lift it
-      d.decided(DecisionAction.Escalate, ReasonCode.RESTART_LIMIT_EXCEEDED, d.sequenceMaxAttempts(), Duration.ZERO,
-          s.lastFailure == null ? null : s.lastFailure.interruptionClass(), null, 0, "system");
-      d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
+    if (release.now() && windowFull(d)) {
       return false;
     }
     if (release.now() && inReleaseOrder(circuit, d.instance()) && !release.at().get().equals(shown)) {
@@ -152,6 +148,22 @@ final class DependencyWait {
       at = at == null || cooled.isAfter(at) ? cooled : at;
     }
     return at;
+  }
+
+  /**
+   * A waiting instance whose turn came (or whose wait ended otherwise) with its restart window full: restartLimit
+   * counts restarts of every kind (api.md §1, §3 i), and a wait for a dependency does not lift it: Escalated.
+   * Returns true when it is.
+   */
+  private static boolean windowFull(DecisionDraft d) {
+    InstanceState s = d.state;
+    if (!RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
+      return false;
+    }
+    d.decided(DecisionAction.Escalate, ReasonCode.RESTART_LIMIT_EXCEEDED, d.sequenceMaxAttempts(), Duration.ZERO,
+        s.lastFailure == null ? null : s.lastFailure.interruptionClass(), null, 0, "system");
+    d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
+    return true;
   }
 
   /** True when the circuit is Closed and releases this instance in its turn (its time is its own). */

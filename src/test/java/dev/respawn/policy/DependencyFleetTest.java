@@ -53,7 +53,7 @@ class DependencyFleetTest {
 
   /** Instances of one policy and the policy's shared circuits, driven like the two reconcilers drive them. */
   static final class Fleet {
-    final RestartPolicy policy;
+    RestartPolicy policy;
     final RestartEvaluator evaluator = RestartEvaluator.builtIn();
     final SplittableRandom random = new SplittableRandom(7);
     final Map<String, Member> members = new LinkedHashMap<>();
@@ -62,11 +62,15 @@ class DependencyFleetTest {
     Instant now = T0;
 
     Fleet(String yaml, String... names) {
-      this.policy = AgentSim.policy(io.fabric8.kubernetes.client.utils.Serialization.unmarshal(yaml,
-          AgentRestartPolicySpec.class));
+      this.policy = policyOf(yaml);
       for (String n : names) {
         members.put(n, new Member(n));
       }
+    }
+
+    static RestartPolicy policyOf(String yaml) {
+      return AgentSim.policy(io.fabric8.kubernetes.client.utils.Serialization.unmarshal(yaml,
+          AgentRestartPolicySpec.class));
     }
 
     Member m(String name) {
@@ -313,6 +317,29 @@ class DependencyFleetTest {
     Member a = f.m("a");
     assertThat(a.state.restarts).as("restarts of a within restartLimit.window 1h (pods created at %s, phase %s)",
         a.podsCreated, a.state.phase).isLessThanOrEqualTo(2);
+  }
+
+  /** The same when the wait ends because the dependency left the policy: the window is still full. */
+  @Test
+  void aWaitEndedByTheDependencyLeavingThePolicyDoesNotRestartPastMaxRestarts() {
+    Fleet f = new Fleet(modelApiPolicy("restartLimit: {maxRestarts: 1, window: 1h}\n",
+        "failureThreshold: 1\nopenDuration: 30s\n"), "a");
+    f.startAll();
+    f.now = f.now.plusSeconds(5);
+    Member a = f.m("a");
+    PodView p = a.pods.pod(a.state.currentPod).orElseThrow();
+    a.pods.update(new PodView(p.name(), p.uid(), PodView.Stage.FINISHED, p.createdAt(), p.startedAt(), null, null,
+        false), new RunEnding(p.name(), p.uid(), EndingKind.TERMINATED, 42, "Error", null, f.now));
+    f.reconcile("a");
+    f.running("a"); // one restart: the window is full
+    f.now = f.now.plusSeconds(5);
+    f.fail("a", OUTAGE);
+    assertThat(a.state.phase).isEqualTo(Phase.CircuitOpen);
+    f.policy = Fleet.policyOf("restartLimit: {maxRestarts: 1, window: 1h}\n"); // no dependencies any more
+    Decision d = f.reconcile("a");
+    assertThat(d.start()).as("no restart past maxRestarts").isEmpty();
+    assertThat(a.state.phase).isEqualTo(Phase.Escalated);
+    assertThat(d.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
   }
 
   /**
