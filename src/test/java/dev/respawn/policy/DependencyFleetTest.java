@@ -215,10 +215,8 @@ class DependencyFleetTest {
   // ---------------------------------------------------------------------------------------------------------
 
   /**
-   * api.md §11: "Open: every instance blamed on it waits (§3 d2, phase CircuitOpen, nextRestartAt = halfOpenAt)".
-   * An instance whose blamed failure (counted while the dependency was still Closed) also opened its OWN circuit
-   * breaker waits in CircuitOpen for its own trial; once the shared dependency opens, it is not held like the
-   * Backoff ones are, and restarts into the outage at its own trial time.
+   * api.md §11 "Open: every instance blamed on it waits": also one whose counted blamed failure (the dependency was
+   * still Closed) opened its own circuit breaker; it does not restart into the outage at its own trial time.
    */
   @Test
   void anInstanceWhoseOwnCircuitIsOpenAndWhoseFailureWasBlamedWaitsForTheOpenDependencyToo() {
@@ -254,11 +252,8 @@ class DependencyFleetTest {
   }
 
   /**
-   * api.md §11: "After openDuration -> HalfOpen: the probes instances that have waited longest are restarted";
-   * "survives an operator restart exactly: no restart lost". When the circuit's one writer (the policy reconciler)
-   * first steps the circuit more than openDuration after the failure that opened it (the operator restarted or
-   * failed over in between, the policy's reconcile was queued or retried), the circuit opens with a halfOpenAt
-   * already past, and neither the circuit step nor the waiting instance asks to look again: Open forever.
+   * A circuit its one writer first steps openDuration or more after the failures that opened it (the operator was
+   * away, a queued step) still goes HalfOpen, and its waiter restarts: no Open forever.
    */
   @Test
   void aCircuitOpenedLateStillGoesHalfOpenAndItsWaiterRestarts() {
@@ -280,10 +275,8 @@ class DependencyFleetTest {
   }
 
   /**
-   * api.md §3 d2 leaves only "attempt, the instance's own circuit breaker and maxRetries untouched"; restartLimit is
-   * "sliding window over ALL restarts, of every kind" (§1, §3 step 3 and d: "counts in restartLimit", step i). A
-   * failure blamed on an Open dependency skips step i, and the probe start / release later starts the run without
-   * looking at the window either: the instance restarts past maxRestarts.
+   * restartLimit is a "sliding window over ALL restarts, of every kind" (§1): a failure blamed on an Open dependency
+   * skips step i, and its release later must not restart the instance past maxRestarts (it escalates instead).
    */
   @Test
   void aWaitingInstanceReleasedWithItsRestartLimitWindowFullDoesNotRestartPastMaxRestarts() {
@@ -343,10 +336,8 @@ class DependencyFleetTest {
   }
 
   /**
-   * A waiting instance that is suspended and then unsuspended while the dependency is still Open restarts at once,
-   * into the outage and ahead of the probes. §11: "Open: every instance blamed on it waits"; its status still says
-   * its last failure was blamed on model-api. The operator keeps the instance's OWN Open circuit across a suspend
-   * (OperatorActions.unsuspend: "the next run is its HalfOpen trial"), but not the shared one.
+   * A waiting instance suspended and unsuspended while the dependency is still Open waits again in its place: it does
+   * not restart into the outage ahead of the probes (§11: every instance blamed on it waits).
    */
   @Test
   void aWaitingInstanceSuspendedAndUnsuspendedWhileTheDependencyIsOpenKeepsWaiting() {
@@ -370,11 +361,8 @@ class DependencyFleetTest {
   }
 
   /**
-   * api.md §2/§3: nextRestartAt is when the next run is created; §11: the waiting instances are restarted as probes
-   * or in the release once the circuit closes. An instance that was running during Open (untouched) and fails,
-   * blamed, while the circuit is HalfOpen is not a probe (probes: 1 is taken) and does not reopen it, yet status
-   * shows nextRestartAt = its failure + openDuration; that time passes with the circuit still HalfOpen and nothing
-   * happens: status shows a restart time that is not one.
+   * An instance that ran through the outage and fails, blamed, while the circuit is HalfOpen (its one probe slot
+   * taken) waits for the probe's outcome: status shows no nextRestartAt that would pass without a restart.
    */
   @Test
   void anInstanceBlamedDuringHalfOpenShowsNoRestartTimeThatPassesWithoutARestart() {
@@ -408,10 +396,8 @@ class DependencyFleetTest {
   }
 
   /**
-   * Same cause, probes: 2 with one waiter: x (running all along, blamed during HalfOpen) is listed as a probe but never
-   * started (release() treats it as a failed probe), and at the next unrelated step its old run's failure reopens the
-   * circuit as "probe x failed again" (trips + 1), while the real probe a still runs. §11: "a probe failure blamed on
-   * the dependency opens it again"; x's failure was not a probe run's, and x's probe run never happened.
+   * With a probe slot free, such an instance may be chosen as a probe: then it runs its probe run, and its failure of
+   * a run that was none does not reopen the circuit as "probe failed again" while the real probe still runs.
    */
   @Test
   void anInstanceBlamedDuringHalfOpenIsNotListedAsAProbeItNeverRunsNorReopensTheCircuitAsOne() {
