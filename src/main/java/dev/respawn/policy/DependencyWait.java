@@ -30,8 +30,11 @@ final class DependencyWait {
     }
     InstanceState s = d.state;
     DependencySettings settings = dep.get();
-    s.lastFailure = s.lastFailure.blamedOn(settings.name(), settings.name().equals(probing));
     DependencyCircuit circuit = d.obs.dependency(settings.name());
+    // one of the circuit's probes whose run ends (a run started as a probe keeps waitingFor, also after the circuit
+    // closed: only a listed probe's counts, not one of a round the circuit has left behind)
+    boolean probe = settings.name().equals(probing) && circuit.probes().contains(d.instance());
+    s.lastFailure = s.lastFailure.blamedOn(settings.name(), probe);
     boolean opens = circuit.state() == CircuitState.Closed && opensWith(circuit, settings, d.instance(), d.now);
     if (circuit.state() == CircuitState.Closed && !opens) {
       return false; // counted as usual (step e), and recorded for the dependency
@@ -237,7 +240,12 @@ final class DependencyWait {
   /** The run starts: released by a closed circuit, the instance no longer waits; a probe still does. */
   static void started(DecisionDraft d) {
     InstanceState s = d.state;
-    if (s.waitingFor != null && d.obs.dependency(s.waitingFor).state() != CircuitState.HalfOpen) {
+    if (s.waitingFor == null) {
+      return;
+    }
+    DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
+    // a probe carried over while the circuit is Open (its run restarted by exit 42 or by hand) is a probe still
+    if (circuit.state() != CircuitState.HalfOpen && !circuit.probes().contains(d.instance())) {
       s.waitingFor = null;
     }
   }

@@ -180,13 +180,17 @@ final class OperatorActions {
           + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
       return false;
     }
-    if (d.obs.podLive() && RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
-      // restartLimit counts restarts of every kind (api.md §1, §3.3): a person's too; the live run goes on
-      // (between runs the next restart is due anyway: skipping the wait adds none)
+    boolean waitsForDependency = s.phase == Phase.CircuitOpen && s.waitingFor != null;
+    if ((d.obs.podLive() || waitsForDependency)
+        && RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
+      // restartLimit counts restarts of every kind (api.md §1, §3.3): a person's too; the live run goes on, a wait for
+      // a shared dependency too (its failure skipped step i). Between runs of a failure's own wait the next restart
+      // is due anyway (step i let it): skipping that wait adds none
       d.reasonCode = ReasonCode.REQUEST_REFUSED;
       d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: "
           + d.policy.restartLimit().map(l -> l.maxRestarts() + " restarts within " + GoDuration.format(l.window()))
-          .orElse("the restart limit") + " already (restartLimit); the current run goes on; a restart fits in the "
+          .orElse("the restart limit") + " already (restartLimit); " + (waitsForDependency ? "it waits for "
+          + s.waitingFor + " as before" : "the current run goes on") + "; a restart fits in the "
           + "window again at " + RestartWindow.roomAt(s.recentRestarts, d.policy.restartLimit(), d.now)
           .map(Instant::toString).orElse("?") + " (use a new request id then)"));
       return false;

@@ -122,6 +122,15 @@ class DependencyFleetTest {
       return reconcile(name);
     }
 
+    /** The agent exits with this code (42: it asks for its restart) and no message. */
+    Decision exit(String name, int code) {
+      Member m = m(name);
+      PodView p = m.pods.pod(m.state.currentPod).orElseThrow();
+      m.pods.update(new PodView(p.name(), p.uid(), PodView.Stage.FINISHED, p.createdAt(), p.startedAt(), null, null,
+          false), new RunEnding(p.name(), p.uid(), EndingKind.TERMINATED, code, "Error", null, now));
+      return reconcile(name);
+    }
+
     /** The agent exits 1 with this message. */
     Decision fail(String name, String message) {
       Member m = m(name);
@@ -287,11 +296,7 @@ class DependencyFleetTest {
     for (int i = 0; i < 2; i++) {
       f.now = f.now.plusSeconds(5);
       for (String n : List.of("a", "control")) {
-        Member m = f.m(n);
-        PodView p = m.pods.pod(m.state.currentPod).orElseThrow();
-        m.pods.update(new PodView(p.name(), p.uid(), PodView.Stage.FINISHED, p.createdAt(), p.startedAt(), null, null,
-            false), new RunEnding(p.name(), p.uid(), EndingKind.TERMINATED, 42, "Error", null, f.now));
-        f.reconcile(n);
+        f.exit(n, 42);
         f.running(n);
       }
     }
@@ -320,10 +325,7 @@ class DependencyFleetTest {
     f.startAll();
     f.now = f.now.plusSeconds(5);
     Member a = f.m("a");
-    PodView p = a.pods.pod(a.state.currentPod).orElseThrow();
-    a.pods.update(new PodView(p.name(), p.uid(), PodView.Stage.FINISHED, p.createdAt(), p.startedAt(), null, null,
-        false), new RunEnding(p.name(), p.uid(), EndingKind.TERMINATED, 42, "Error", null, f.now));
-    f.reconcile("a");
+    f.exit("a", 42);
     f.running("a"); // one restart: the window is full
     f.now = f.now.plusSeconds(5);
     f.fail("a", OUTAGE);
@@ -503,5 +505,111 @@ class DependencyFleetTest {
         f.m("x").podsCreated, f.m("x").state.nextRestartAt, c).isFalse();
     assertThat(c.trips()).isEqualTo(1);
     assertThat(c.state()).isEqualTo(CircuitState.HalfOpen);
+  }
+
+  /**
+   * A probe whose run goes on when its round closes the circuit (another probe proved healthy) keeps waiting for
+   * nothing of the next outage: its failure in a later HalfOpen, not as one of that round's probes, is no failed
+   * probe (it does not reopen the circuit while the real probe runs).
+   */
+  @Test
+  void aProbeRunThatOutlivedItsRoundIsNoFailedProbeOfTheNextOne() {
+    Fleet f = new Fleet(modelApiPolicy("resetAfter: 60s\n",
+        "failureThreshold: 1\nopenDuration: 30s\nprobes: 2\n"), "a", "b", "w", "y");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE); // opens it (trip 1), halfOpenAt T0+40
+    f.settle();
+    f.now = T0.plusSeconds(11);
+    f.fail("b", OUTAGE);
+    f.settle();
+    f.runUntil(T0.plusSeconds(40));
+    assertThat(f.circuit("model-api").probes()).containsExactlyInAnyOrder("a", "b");
+    f.running("a");
+    f.settle();
+    f.now = T0.plusSeconds(90);
+    f.running("b"); // b's probe run is up later: healthy at T0+150 at the earliest
+    f.settle();
+    f.runUntil(T0.plusSeconds(100)); // a healthy for resetAfter: Closed
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.Closed);
+    f.now = T0.plusSeconds(101);
+    f.fail("w", OUTAGE); // opens it again (trip 2), halfOpenAt T0+131
+    f.settle();
+    f.runUntil(T0.plusSeconds(131));
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(f.circuit("model-api").probes()).containsExactly("w");
+    f.running("w");
+    f.settle();
+    int bPods = f.m("b").podsCreated.size();
+    f.now = T0.plusSeconds(135);
+    f.fail("b", OUTAGE); // b ran all along (its run was a probe of round 1, which closed): it meets the outage now
+    f.settle();
+    DependencyCircuit afterB = f.circuit("model-api");
+    f.now = T0.plusSeconds(136);
+    f.m("y").suspend = true; // an unrelated change: the policy reconciler steps again
+    f.edited("y");
+    DependencyCircuit later = f.circuit("model-api");
+    assertThat(later.state()).as("probe w still runs; b's failure was no probe run of this HalfOpen: %s", later)
+        .isEqualTo(CircuitState.HalfOpen);
+    assertThat(later.trips()).isEqualTo(2);
+  }
+
+  /**
+   * A restart by hand of an instance waiting for a shared dependency with its restartLimit window full is refused
+   * (its blamed failure skipped step i): it waits as before, and never restarts past maxRestarts.
+   */
+  @Test
+  void aRestartByHandOfADependencyWaitDoesNotRestartPastMaxRestarts() {
+    Fleet f = new Fleet(modelApiPolicy("restartLimit: {maxRestarts: 1, window: 1h}\n",
+        "failureThreshold: 1\nopenDuration: 30s\n"), "a");
+    f.startAll();
+    f.now = f.now.plusSeconds(5);
+    Member a = f.m("a");
+    f.exit("a", 42);
+    f.running("a"); // one restart: the window is full
+    f.now = f.now.plusSeconds(5);
+    f.fail("a", OUTAGE); // opens model-api: a waits (step i skipped)
+    f.settle();
+    assertThat(a.state.phase).isEqualTo(Phase.CircuitOpen);
+    f.now = f.now.plusSeconds(5);
+    a.restart = new Request("r-1", null); // kubectl respawn restart a
+    Decision d = f.reconcile("a");
+    assertThat(a.state.restarts).as("restarts within restartLimit.window 1h (maxRestarts 1); pods created at %s",
+        a.podsCreated).isLessThanOrEqualTo(1);
+  }
+
+  /**
+   * A probe carried over while the circuit is Open whose run restarts (exit 42) is a probe still: its new run, seen
+   * running before the circuit's next step, is not taken for one healthy for resetAfter (the circuit stays open).
+   */
+  @Test
+  void aCarriedProbeRestartedDuringOpenIsNoHealthyProbe() {
+    Fleet f = new Fleet(modelApiPolicy("resetAfter: 600s\n",
+        "failureThreshold: 1\nopenDuration: 30s\nprobes: 2\n"), "a", "b");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE);
+    f.settle();
+    f.now = T0.plusSeconds(11);
+    f.fail("b", OUTAGE);
+    f.settle();
+    f.runUntil(T0.plusSeconds(40));
+    f.running("a");
+    f.running("b");
+    f.settle();
+    f.now = T0.plusSeconds(50);
+    f.fail("b", OUTAGE); // reopens; a carried
+    f.settle();
+    assertThat(f.circuit("model-api").probes()).containsExactly("a");
+    f.now = T0.plusSeconds(55);
+    Member a = f.m("a");
+    f.exit("a", 42); // the agent asks for a restart: a new run starts at once, while Open
+    f.now = T0.plusSeconds(56);
+    f.running("a"); // up before the policy reconciler's queued step runs
+    f.settle();
+    f.runUntil(T0.plusSeconds(90));
+    DependencyCircuit c = f.circuit("model-api");
+    assertThat(c.state()).as("a's new run is 35 s old (resetAfter 600s): nothing was healthy for resetAfter")
+        .isNotEqualTo(CircuitState.Closed);
   }
 }
