@@ -317,19 +317,25 @@ class DependencyFleetTest {
         a.podsCreated, a.state.phase).isLessThanOrEqualTo(2);
   }
 
-  /** The same when the wait ends because the dependency left the policy: the window is still full. */
-  @Test
-  void aWaitEndedByTheDependencyLeavingThePolicyDoesNotRestartPastMaxRestarts() {
+  /** Instance a, restarted once (exit 42) under maxRestarts 1, now waits for model-api that its failure opened. */
+  static Fleet waitingWithItsWindowFull() {
     Fleet f = new Fleet(modelApiPolicy("restartLimit: {maxRestarts: 1, window: 1h}\n",
         "failureThreshold: 1\nopenDuration: 30s\n"), "a");
     f.startAll();
     f.now = f.now.plusSeconds(5);
-    Member a = f.m("a");
     f.exit("a", 42);
     f.running("a"); // one restart: the window is full
     f.now = f.now.plusSeconds(5);
-    f.fail("a", OUTAGE);
-    assertThat(a.state.phase).isEqualTo(Phase.CircuitOpen);
+    f.fail("a", OUTAGE); // opens model-api: a waits (its failure skipped step i)
+    assertThat(f.m("a").state.phase).isEqualTo(Phase.CircuitOpen);
+    return f;
+  }
+
+  /** The same when the wait ends because the dependency left the policy: the window is still full. */
+  @Test
+  void aWaitEndedByTheDependencyLeavingThePolicyDoesNotRestartPastMaxRestarts() {
+    Fleet f = waitingWithItsWindowFull();
+    Member a = f.m("a");
     f.policy = Fleet.policyOf("restartLimit: {maxRestarts: 1, window: 1h}\n"); // no dependencies any more
     Decision d = f.reconcile("a");
     assertThat(d.start()).as("no restart past maxRestarts").isEmpty();
@@ -560,15 +566,8 @@ class DependencyFleetTest {
    */
   @Test
   void aRestartByHandOfADependencyWaitDoesNotRestartPastMaxRestarts() {
-    Fleet f = new Fleet(modelApiPolicy("restartLimit: {maxRestarts: 1, window: 1h}\n",
-        "failureThreshold: 1\nopenDuration: 30s\n"), "a");
-    f.startAll();
-    f.now = f.now.plusSeconds(5);
+    Fleet f = waitingWithItsWindowFull();
     Member a = f.m("a");
-    f.exit("a", 42);
-    f.running("a"); // one restart: the window is full
-    f.now = f.now.plusSeconds(5);
-    f.fail("a", OUTAGE); // opens model-api: a waits (step i skipped)
     f.settle();
     assertThat(a.state.phase).isEqualTo(Phase.CircuitOpen);
     f.now = f.now.plusSeconds(5);
