@@ -24,8 +24,4 @@ final class RunLeases {
     Set<String> names = byInstance.remove(instanceUid);
     return names == null ? Set.of() : names;
   }
-
-  int size() {
-    return byInstance.size();
-  }
 }

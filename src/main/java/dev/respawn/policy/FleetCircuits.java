@@ -81,11 +81,11 @@ public final class FleetCircuits {
     }
     InstanceState st = m.state();
     Instant failedAt = st.lastFailure == null ? null : st.lastFailure.at();
-    if (failedAt != null && halfOpenAt != null && failedAt.isAfter(halfOpenAt)
-        && (st.lastFailure.probe() || !dependency.equals(st.lastFailure.dependency()))) {
-      if (!dependency.equals(st.lastFailure.dependency())) {
-        return ProbeOutcome.GONE; // its run failed for another reason: it proves nothing, another waiter probes
-      }
+    boolean sinceHalfOpen = failedAt != null && halfOpenAt != null && failedAt.isAfter(halfOpenAt);
+    if (sinceHalfOpen && !dependency.equals(st.lastFailure.dependency())) {
+      return ProbeOutcome.GONE; // its run failed for another reason: it proves nothing, another waiter probes
+    }
+    if (DependencyCircuit.failedAsProbe(failedAt, st.lastFailure != null && st.lastFailure.probe(), halfOpenAt)) {
       failures.put(m.name(), failedAt);
       return ProbeOutcome.FAILED;
     }
