@@ -20,7 +20,9 @@ public final class Backoff {
     double nanos = switch (b.type()) {
       case None, Immediate -> 0.0;
       case Linear -> (double) b.initialDelay().toNanos() * attempt;
-      case Exponential -> b.initialDelay().toNanos() * Math.pow(b.multiplier(), attempt - 1.0);
+      // 0s * multiplier^(n-1) is 0 for every n (in doubles it would be 0 * Infinity = NaN from n = 310 on)
+      case Exponential -> b.initialDelay().isZero() ? 0.0
+          : b.initialDelay().toNanos() * Math.pow(b.multiplier(), attempt - 1.0);
     };
     long cap = b.maxDelay().toNanos();
     if (!(nanos < cap)) { // also catches +Infinity

@@ -57,6 +57,16 @@ class BackoffTest {
   }
 
   @Test
+  void aZeroInitialDelayStaysZeroForEveryAttemptEvenWhereTheMultiplierOverflows() throws Exception {
+    // 10^(n-1) is infinite in a double from n = 310: 0 times it must still be 0, not the cap
+    BackoffSettings b = settings(BackoffType.Exponential, 0, 10.0, 120_000, 0);
+    assertThat(IntStream.rangeClosed(1, 1000).mapToObj(n -> Backoff.delay(b, n)).distinct())
+        .containsExactly(Duration.ZERO);
+    RestartPolicy policy = PolicyCompiler.compile(Specs.retries(backoff("Exponential", "0s", 10.0, "120s"), 1000));
+    assertThat(Backoff.totalRetryTime(policy)).isZero();
+  }
+
+  @Test
   void jitterQuarterOnTenSecondsStaysWithinSeedBounds() {
     SplittableRandom random = new SplittableRandom(7);
     Duration ten = Duration.ofSeconds(10);
