@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.deser.BeanDeserializerBuilder;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
 import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
@@ -56,6 +57,12 @@ public final class TolerantResources {
           public JsonDeserializer<?> modifyDeserializer(DeserializationConfig config, BeanDescription bean,
               JsonDeserializer<?> deserializer) {
             return TOLERATED.contains(bean.getBeanClass()) ? new Tolerant(deserializer) : deserializer;
+          }
+
+          @Override
+          public BeanDeserializerBuilder updateBuilder(DeserializationConfig config, BeanDescription bean,
+              BeanDeserializerBuilder builder) {
+            return StrictScalars.apply(bean, builder);
           }
         }));
     return new TolerantSerialization(mapper);

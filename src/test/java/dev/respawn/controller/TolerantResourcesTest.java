@@ -53,6 +53,25 @@ class TolerantResourcesTest {
   }
 
   @Test
+  void aScalarOfAnotherJsonTypeIsNotTakenForTheWantedOne() {
+    // what the schema refuses as "must be of type integer / boolean / string" is refused here too, not coerced
+    AgentRestartPolicy policy = serialization.unmarshal(POLICY.replace("\"three\"", "\"3\"")
+        .replace("\"initialDelay\":{\"a\":1}", "\"initialDelay\":2,\"jitter\":\"0.5\"")
+        .replace("[5]", "[], \"circuitBreaker\": {\"latch\": \"true\", \"failureThreshold\": 2}"),
+        AgentRestartPolicy.class);
+    assertThat(policy.unreadable().fields()).map(Unreadable.Field::toString).containsExactlyInAnyOrder(
+        "spec.maxRetries: must be an integer (got \"3\")",
+        "spec.backoff.initialDelay: must be a string (got 2)",
+        "spec.backoff.jitter: must be a number (got \"0.5\")",
+        "spec.circuitBreaker.latch: must be true or false (got \"true\")");
+    assertThat(policy.getSpec().circuitBreaker.failureThreshold).isEqualTo(2);
+    AgentInstance instance = serialization.unmarshal(INSTANCE.replace("\"maybe\"", "1")
+        .replace("\"TASK-1\"", "31"), AgentInstance.class);
+    assertThat(instance.unreadable().fields()).map(Unreadable.Field::toString).containsExactlyInAnyOrder(
+        "spec.suspend: must be true or false (got 1)", "spec.task: must be a string (got 31)");
+  }
+
+  @Test
   void aFieldTheSchemaDoesNotKnowIsIgnoredAsTheApiServerWouldPruneIt() {
     AgentRestartPolicy policy = serialization.unmarshal(POLICY.replace("\"maxRetries\":\"three\"",
         "\"unknownField\":1,\"maxRetries\":2").replace("\"initialDelay\":{\"a\":1}", "\"initialDelay\":\"1s\"")
