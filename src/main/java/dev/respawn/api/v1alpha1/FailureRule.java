@@ -7,8 +7,14 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** One ordered failure rule; the first rule whose match holds decides. */
+@ValidationRule(
+    value = "!has(self.cooldown) || duration(self.cooldown) >= duration('0s')",
+    message = "a failure rule's cooldown must be a duration of at most 2562047h",
+    fieldPath = ".cooldown",
+    reason = "FieldValueInvalid")
 public class FailureRule {
   @JsonPropertyDescription("Name of the rule, unique within the policy; recorded in status.lastFailure.rule.")
   @Required

@@ -10,6 +10,11 @@ import io.fabric8.generator.annotation.ValidationRule;
     message = "spec.heartbeat.timeout must be greater than 0",
     fieldPath = ".timeout",
     reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "!has(self.startupGrace) || duration(self.startupGrace) >= duration('0s')",
+    message = "spec.heartbeat.startupGrace must be a duration of at most 2562047h",
+    fieldPath = ".startupGrace",
+    reason = "FieldValueInvalid")
 public class PolicyHeartbeatSpec {
   @JsonPropertyDescription("A heartbeat older than this is stale and ends the run (Go duration). "
       + "Omit to not require heartbeats.")

@@ -5,12 +5,33 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /**
  * Minimum delay before a resume, per interruption class: one field per class that can be resumed
  * (every class but Unknown, which escalates). A new class gets its field, its default and its case
  * below; the compiler and the sandbox read them through {@link #of} and {@link #defaultOf}.
  */
+@ValidationRule(
+    value = "!has(self.ToolFailure) || duration(self.ToolFailure) >= duration('0s')",
+    message = "spec.resume.cooldowns.ToolFailure must be a duration of at most 2562047h",
+    fieldPath = ".ToolFailure",
+    reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "!has(self.Timeout) || duration(self.Timeout) >= duration('0s')",
+    message = "spec.resume.cooldowns.Timeout must be a duration of at most 2562047h",
+    fieldPath = ".Timeout",
+    reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "!has(self.ContextReset) || duration(self.ContextReset) >= duration('0s')",
+    message = "spec.resume.cooldowns.ContextReset must be a duration of at most 2562047h",
+    fieldPath = ".ContextReset",
+    reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "!has(self.ProcessCrash) || duration(self.ProcessCrash) >= duration('0s')",
+    message = "spec.resume.cooldowns.ProcessCrash must be a duration of at most 2562047h",
+    fieldPath = ".ProcessCrash",
+    reason = "FieldValueInvalid")
 public class ResumeCooldowns {
   static final String TOOL_FAILURE = "30s";
   static final String TIMEOUT = "120s";
