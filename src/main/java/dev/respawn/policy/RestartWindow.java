@@ -39,6 +39,22 @@ public final class RestartWindow {
     return Optional.of(kept.get(kept.size() - limit.get().maxRestarts()).plus(limit.get().window()));
   }
 
+  /**
+   * The newest maxRestarts times (api.md §9: recentRestarts <= maxRestarts), none without a limit: what status
+   * keeps once the policy lowered or dropped its restartLimit. Only the count is bounded here; times leave the
+   * window when the next restart is recorded, so time passing alone changes nothing to write.
+   */
+  public static List<Instant> bounded(List<Instant> restarts, Optional<RestartLimit> limit) {
+    if (limit.isEmpty()) {
+      return List.of();
+    }
+    int max = limit.get().maxRestarts();
+    if (restarts.size() <= max) {
+      return restarts;
+    }
+    return new ArrayList<>(restarts.stream().sorted().toList().subList(restarts.size() - max, restarts.size()));
+  }
+
   /** Records a restart at {@code now}; keeps at most maxRestarts times (api.md §9). */
   public static List<Instant> record(List<Instant> restarts, Optional<RestartLimit> limit, Instant now) {
     if (limit.isEmpty()) {

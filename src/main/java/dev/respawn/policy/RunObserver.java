@@ -27,6 +27,7 @@ public final class RunObserver {
 
   public static Observed observe(InstanceState given, Sighting seen, Instant now, Optional<RestartLimit> limit) {
     InstanceState state = given.copy();
+    state.recentRestarts = RestartWindow.bounded(state.recentRestarts, limit);
     List<PodFacts> owned = seen.pods().stream().filter(p -> p.controlledBy(seen.instanceUid())).toList();
     boolean startDue = state.nextRestartAt == null || !now.isBefore(state.nextRestartAt);
     Optional<PodFacts> next = Optional.empty();

@@ -145,6 +145,22 @@ class RestartEvaluatorTest {
       assertThat(forgotten.state().recentRestarts).isEmpty();
     }
 
+    /** api.md §9, recentRestarts <= maxRestarts: a policy edit that lowers maxRestarts bounds the list at once. */
+    @Test
+    void aLoweredMaxRestartsKeepsOnlyTheNewestRestarts() {
+      AgentSim s = sim(Specs.window(backoff("Linear", "1s", 1.0, "10s"), 10, "1h")).started();
+      List<Instant> four = List.of(s.now.minusSeconds(40), s.now.minusSeconds(30), s.now.minusSeconds(20),
+          s.now.minusSeconds(10));
+      s.state.recentRestarts = new java.util.ArrayList<>(four);
+      RestartPolicy lowered = AgentSim.policy(Specs.window(backoff("Linear", "1s", 1.0, "10s"), 2, "1h"));
+
+      Decision edited = s.evaluator.decide(lowered, s.state, s.sighting(null), s.now, s.random);
+      assertThat(edited.state().recentRestarts).containsExactly(four.get(2), four.get(3));
+      assertThat(edited.state().phase).as("nothing else changes").isEqualTo(s.state.phase);
+      Decision again = s.evaluator.decide(lowered, edited.state(), s.sighting(null), s.now.plusSeconds(5), s.random);
+      assertThat(again.state()).as("bounded once: nothing more to write").isEqualTo(edited.state());
+    }
+
     /**
      * The run ends in the reconcile that sees spec.suspend: step 1 decides that ending (Suspended, no restart),
      * and clearing spec.suspend later starts a fresh run, not the failure's backoff (nor a clean exit's end).
