@@ -25,6 +25,6 @@ public enum EndingKind {
 
   /** Endings caused by a stalled agent (terminal reason StallTimeout when retries run out). */
   public boolean isStall() {
-    return this == HEARTBEAT_STALE || this == HEARTBEAT_STALLED || this == TRIAL_EXPIRED;
+    return this == HEARTBEAT_STALE || this == HEARTBEAT_STALLED;
   }
 }

@@ -72,10 +72,16 @@ public final class FailureClassifier {
         cls = InterruptionClass.ProcessCrash;
         reason = "ProcessCrash";
       }
-      case HEARTBEAT_STALE, HEARTBEAT_STALLED, TRIAL_EXPIRED -> {
+      case HEARTBEAT_STALE, HEARTBEAT_STALLED -> {
         cls = InterruptionClass.Timeout;
         reason = "HealthCheckFailed";
         cap = TIMEOUT_RETRY_CAP;
+      }
+      case TRIAL_EXPIRED -> {
+        // a trial the circuit gave up on (api.md §3 j): a failed trial, so the circuit opens again; not one of the
+        // endings §4 caps at 2 retries (a deadline, a stale or Stalled heartbeat), which would escalate it instead
+        cls = InterruptionClass.Timeout;
+        reason = "HealthCheckFailed";
       }
       case DISRUPTED -> {
         cls = InterruptionClass.ContextReset;

@@ -100,12 +100,9 @@ class CircuitBreakerScenarioTest extends MockClusterScenario {
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
         maxRetries: 5
         circuitBreaker: {failureThreshold: 2, openDuration: 1s}
-        failureRules: # an expired trial is a Timeout, capped at 2 retries by default
-        - name: more-trials
-          match: {classes: [Timeout]}
-          action: Retry
-          maxRetries: 5
         """);
+    // no rule lifts the built-in cap of 2 retries for Timeouts: an expired trial is not a deadline or a stale
+    // heartbeat, and as the third failure it must reopen the circuit, not escalate as retries_exhausted
     f.kubelet.script("stuck", Run.exit(1), Run.exit(1), Run.runForever(), Run.runForever());
     f.instance("stuck", "breaker");
     AgentInstance trial = f.awaitInstance("stuck", i -> run(i, 3) && i.getStatus().phase == Phase.Running

@@ -34,7 +34,7 @@ class FailureClassifierTest {
       "TERMINATED, 1, DeadlineExceeded, -, Timeout, Timeout, Retry, 2",
       "HEARTBEAT_STALE, -, -, -, Timeout, HealthCheckFailed, Retry, 2",
       "HEARTBEAT_STALLED, -, -, -, Timeout, HealthCheckFailed, Retry, 2",
-      "TRIAL_EXPIRED, -, -, -, Timeout, HealthCheckFailed, Retry, 2",
+      "TRIAL_EXPIRED, -, -, -, Timeout, HealthCheckFailed, Retry, 10",
       "DISRUPTED, -, Evicted, -, ContextReset, ResourceExhaustion, Retry, 10",
       "DELETED, -, -, -, ContextReset, Unknown, Retry, 10",
       "NODE_LOST, -, -, -, ContextReset, Unknown, Retry, 10",
