@@ -4,6 +4,7 @@ import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.CircuitBreakerStatus;
 import dev.respawn.api.v1alpha1.DecisionStatus;
 import dev.respawn.api.v1alpha1.FailureStatus;
+import dev.respawn.api.v1alpha1.StatusCondition;
 import dev.respawn.api.v1alpha1.OperatorRequest;
 import dev.respawn.api.v1alpha1.HeartbeatStatus;
 import dev.respawn.api.v1alpha1.Phase;
@@ -50,6 +51,8 @@ public final class StatusMapper {
     s.restarts = orZero(st.restarts);
     s.nextRestartAt = time(st.nextRestartAt);
     s.waitingFor = st.waitingFor;
+    StatusCondition ready = Conditions.find(st.conditions, "Ready");
+    s.readySince = ready != null && "True".equals(ready.status) ? time(ready.lastTransitionTime) : null;
     if (st.lastFailure != null) {
       FailureStatus f = st.lastFailure;
       s.lastFailure = new FailureInfo(f.pod, f.podUid, f.failureClass, f.failureReason, f.reason, f.exitCode, f.message,

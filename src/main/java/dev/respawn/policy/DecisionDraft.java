@@ -204,6 +204,8 @@ final class DecisionDraft {
       // a run this decision ended is judged no more: Ready says what the phase it left is waiting for
       liveness = idleLiveness();
     }
+    // what the Ready condition's lastTransitionTime will say once status is written (the shell reads it back)
+    state.readySince = !liveness.ready() ? null : state.readySince != null ? state.readySince : now;
     Decision d = new Decision(state, deletions(), Optional.ofNullable(start), !obs.leaseExists(), deferStatus,
         startsExisting, reasonCode, Optional.ofNullable(wakeAt), notices, state.circuit.trips() - tripsBefore,
         Optional.ofNullable(audit), liveness);

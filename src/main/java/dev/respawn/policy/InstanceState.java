@@ -42,6 +42,12 @@ public final class InstanceState {
   public Map<OperatorRequest, List<String>> earlierRequests = new EnumMap<>(OperatorRequest.class);
   /** The shared dependency this instance waits for (phase CircuitOpen) or probes, or null. */
   public String waitingFor;
+  /**
+   * Since when the instance is Ready, else null: in status, its Ready condition's lastTransitionTime while True
+   * (the shell writes the condition and reads this back). "Healthy for resetAfter" counts from it (api.md §3
+   * step 5). It changes only with Ready, which is written anyway, so it is not part of {@link #equals}.
+   */
+  public Instant readySince;
 
   /** A copy whose lists can be changed without touching this one (the records are immutable). */
   public InstanceState copy() {
@@ -68,6 +74,7 @@ public final class InstanceState {
     c.earlierRequests = new EnumMap<>(OperatorRequest.class);
     earlierRequests.forEach((kind, ids) -> c.earlierRequests.put(kind, new ArrayList<>(ids)));
     c.waitingFor = waitingFor;
+    c.readySince = readySince;
     return c;
   }
 

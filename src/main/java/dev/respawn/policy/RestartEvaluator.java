@@ -250,7 +250,14 @@ public final class RestartEvaluator {
     boolean sequenceOpen = s.attempt > 0 || s.circuit.state() != CircuitState.Closed || s.resume.attempts() > 0
         || s.waitingFor != null;
     if (s.phase == Phase.Running && sequenceOpen && s.runStartedAt != null) {
-      Instant healthyAt = s.runStartedAt.plus(p.resetAfter());
+      // healthy for resetAfter: counted from when the run became Ready (status shows since when), not from its
+      // start; a run Ready only now starts counting now (its Ready=True is written by this decision)
+      Instant healthySince = s.runStartedAt;
+      if (j.liveness().ready()) {
+        healthySince = s.readySince == null ? d.now
+            : s.readySince.isAfter(s.runStartedAt) ? s.readySince : s.runStartedAt;
+      }
+      Instant healthyAt = healthySince.plus(p.resetAfter());
       // with heartbeats, "healthy for resetAfter" needs a heartbeat seen after that point too: an agent
       // that renewed once and hung must not end its failure sequence just because resetAfter <= timeout
       Instant heard = LivenessGate.lastSeen(lease);

@@ -184,6 +184,40 @@ class LifecycleScenarioTest extends MockClusterScenario {
     assertThat(f.pod("pull-1")).isNull();
   }
 
+  /**
+   * api.md §3 step 5, "a run healthy for resetAfter": a run that was not Ready for longer than resetAfter does
+   * not end its failure sequence the moment it becomes Ready, but resetAfter later.
+   */
+  @Test
+  void resetAfterCountsFromWhenTheRunBecameReadyNotFromItsStart() {
+    f.policy("plain", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resetAfter: 2s
+        """);
+    f.kubelet.script("nr", Run.exit(1), Run.runForever());
+    f.instance("nr", "plain");
+    f.awaitInstance("nr", i -> at(i, 2, Phase.Running) && i.getStatus().attempt == 1);
+    podReady("nr-2", false);
+    f.awaitInstance("nr", i -> hasCondition(i, "Ready", "False", "PodNotReady"));
+    // not Ready for longer than resetAfter: the sequence stays open
+    f.holdsFor(Duration.ofSeconds(3), () -> f.get("nr").getStatus().attempt, a -> a == 1);
+    podReady("nr-2", true);
+    AgentInstance ready = f.awaitInstance("nr", i -> hasCondition(i, "Ready", "True", "Healthy"));
+    java.time.Instant readyAt = java.time.Instant.parse(condition(ready, "Ready").lastTransitionTime);
+    AgentInstance closed = f.awaitInstance("nr", i -> i.getStatus().attempt == 0);
+    assertThat(java.time.Instant.parse(closed.getStatus().circuitBreaker.lastSuccessAt))
+        .as("healthy for resetAfter since it became Ready").isAfterOrEqualTo(readyAt.plusSeconds(2));
+    assertThat(f.events("nr")).anyMatch(e -> "RestartSucceeded".equals(e.getReason()));
+  }
+
+  private void podReady(String pod, boolean ready) {
+    f.client.pods().inNamespace(OperatorFixture.NS).withName(pod).editStatus(p -> {
+      p.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+          .forEach(c -> c.setStatus(ready ? "True" : "False"));
+      return p;
+    });
+  }
+
   @Test
   void aPodNothingEverTouchesFailsWhenTheStartupGraceRunsOut() {
     // a bare API server: no scheduler or kubelet changes the pod, so no event brings the operator back

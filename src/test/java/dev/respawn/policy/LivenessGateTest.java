@@ -214,10 +214,37 @@ class LivenessGateTest {
     s.exit(1);
     s.restartAndRun();
     s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile(); // the first renewal's reconcile (a new holder): Ready, and healthy from now
     s.advance(Duration.ofSeconds(61));
     s.heartbeat(HealthVerdict.Healthy);
     s.reconcile();
     assertThat(s.state.attempt).isZero();
+  }
+
+  /** api.md §3 step 5: healthy for resetAfter counts from the Healthy verdict, not from the run's start. */
+  @Test
+  void anAmbiguousStretchDoesNotCountAsHealthyTime() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.exit(1);
+    s.restartAndRun();
+    for (int i = 0; i < 4; i++) { // Ambiguous for 75 s, renewing every 25 s: alive, not healthy
+      s.heartbeat(HealthVerdict.Ambiguous);
+      s.reconcile();
+      s.advance(Duration.ofSeconds(25));
+    }
+    s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile();
+    assertThat(s.state.attempt).as("Healthy only now").isEqualTo(1);
+    Instant healthyFrom = s.now;
+    s.advance(Duration.ofSeconds(40));
+    s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile();
+    assertThat(s.state.attempt).as("healthy for 40 s of a 60 s resetAfter").isEqualTo(1);
+    s.advance(Duration.ofSeconds(20));
+    s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile();
+    assertThat(s.state.attempt).isZero();
+    assertThat(s.state.circuit.lastSuccessAt()).isEqualTo(healthyFrom.plusSeconds(60));
   }
 
   @Test
@@ -226,6 +253,7 @@ class LivenessGateTest {
     s.exit(1);
     s.restartAndRun();
     s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile(); // the first renewal's reconcile (a new holder): Ready, and healthy from now
     s.advance(Duration.ofSeconds(50));
     s.heartbeat(HealthVerdict.Healthy); // renewals every 50 s: the last one before resetAfter ends
     s.advance(Duration.ofSeconds(10));

@@ -238,6 +238,7 @@ class RestartEvaluatorTest {
       s.exit(1);
       s.restartAndRun();
       s.heartbeat(HealthVerdict.Healthy);
+      s.reconcile(); // the first renewal's reconcile (a new holder): Ready, and healthy from now
       s.advance(Duration.ofSeconds(10));
       s.heartbeat(HealthVerdict.Healthy); // the agent's last renewal, then it hangs
       Instant lastRenewal = s.now;
