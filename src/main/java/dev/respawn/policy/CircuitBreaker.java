@@ -65,9 +65,15 @@ public final class CircuitBreaker {
         s.lastSuccessAt(), s.lastFailureAt());
   }
 
-  /** A run stayed healthy for resetAfter: the failure sequence ends and the circuit closes. */
-  public static CircuitSnapshot recordSuccess(CircuitSnapshot s, Instant now) {
-    return new CircuitSnapshot(CircuitState.Closed, List.of(), s.trips(), null, null, now, s.lastFailureAt());
+  /**
+   * A run stayed healthy for resetAfter: the failure sequence ends and the circuit is Closed. A circuit that was
+   * Open or HalfOpen closes with its failures forgotten (its trial proved the agent healthy); a Closed one keeps
+   * the failures still inside its window, which counts failures, not failure sequences (api.md §1: "failures
+   * (within window) that open the circuit"; with maxRetries below failureThreshold no single sequence could).
+   */
+  public static CircuitSnapshot recordSuccess(CircuitSnapshot s, CircuitSettings settings, Instant now) {
+    List<Instant> kept = s.state() == CircuitState.Closed ? inWindow(s.failureTimes(), settings, now) : List.of();
+    return new CircuitSnapshot(CircuitState.Closed, kept, s.trips(), null, null, now, s.lastFailureAt());
   }
 
   /** An operator's resume: closed, failures forgotten, trips and history kept. */

@@ -292,7 +292,7 @@ public final class RestartEvaluator {
         + GoDuration.format(d.policy.resetAfter()))));
     s.attempt = 0;
     s.firstFailureAt = null;
-    s.circuit = CircuitBreaker.recordSuccess(s.circuit, d.now);
+    s.circuit = CircuitBreaker.recordSuccess(s.circuit, d.policy.circuitBreaker(), d.now);
     s.resume = s.resume.withAttempts(0);
     s.waitingFor = null;
     if (before != CircuitState.Closed) {

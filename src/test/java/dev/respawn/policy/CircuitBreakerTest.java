@@ -56,11 +56,27 @@ class CircuitBreakerTest {
   @Test
   void aHalfOpenSuccessClosesIt() {
     CircuitSnapshot s = CircuitBreaker.startTrial(open(), T0.plus(Duration.ofMinutes(6)));
-    s = CircuitBreaker.recordSuccess(s, T0.plus(Duration.ofMinutes(8)));
+    s = CircuitBreaker.recordSuccess(s, FIVE, T0.plus(Duration.ofMinutes(8)));
     assertThat(s.state()).isEqualTo(CircuitState.Closed);
     assertThat(s.failureTimes()).isEmpty();
     assertThat(s.lastSuccessAt()).isEqualTo(T0.plus(Duration.ofMinutes(8)));
     assertThat(s.trips()).isEqualTo(1);
+  }
+
+  @Test
+  void aSuccessWhileClosedKeepsTheFailuresOfTheWindow() {
+    // failures of several failure sequences add up within the window: the circuit counts failures
+    CircuitSnapshot s = CircuitBreaker.recordFailure(CircuitSnapshot.CLOSED, FIVE, T0);
+    for (int i = 1; i <= 3; i++) {
+      s = CircuitBreaker.recordFailure(s, FIVE, T0.plusSeconds(i));
+    }
+    s = CircuitBreaker.recordSuccess(s, FIVE, T0.plus(Duration.ofMinutes(2)));
+    assertThat(s.state()).isEqualTo(CircuitState.Closed);
+    assertThat(s.failureTimes()).hasSize(4);
+    assertThat(CircuitBreaker.recordFailure(s, FIVE, T0.plus(Duration.ofMinutes(3))).state())
+        .as("the fifth failure within the window opens it").isEqualTo(CircuitState.Open);
+    CircuitSnapshot later = CircuitBreaker.recordSuccess(s, FIVE, T0.plus(Duration.ofMinutes(11)));
+    assertThat(later.failureTimes()).as("failures older than the window are forgotten").isEmpty();
   }
 
   @Test
