@@ -136,6 +136,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         forget(instance); // after every reconcile of it (JOSDK runs one at a time): nothing it told stays
         return UpdateControl.noUpdate();
       }
+      if (instance.getMetadata().getDeletionTimestamp() != null) {
+        // being deleted (a foreground deletion, a finalizer of someone else's): its pods go with it, and a pod
+        // that goes is no failure to restart; nothing is started or written for it any more
+        return UpdateControl.noUpdate();
+      }
       return decide(instance, context);
     } finally {
       gate.exit();

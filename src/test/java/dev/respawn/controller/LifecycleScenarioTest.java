@@ -185,6 +185,30 @@ class LifecycleScenarioTest extends MockClusterScenario {
   }
 
   /**
+   * An instance being deleted (a foreground deletion, as `kubectl delete --cascade=foreground` and Argo CD's
+   * pruning ask for) has its pods deleted first by the garbage collector: that is no failure, and nothing new
+   * is started for an instance that is going away.
+   */
+  @Test
+  void anInstanceBeingDeletedStartsNoNewPod() {
+    f.policy("fast", "backoff: {type: Immediate}");
+    f.kubelet.script("fg", Run.runForever(), Run.runForever());
+    f.instance("fg", "fast");
+    f.awaitInstance("fg", i -> at(i, 1, Phase.Running));
+    f.edit("fg", i -> {
+      i.getMetadata().setFinalizers(new java.util.ArrayList<>(java.util.List.of("foregroundDeletion")));
+      return i;
+    });
+    f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS).withName("fg").delete();
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.get("fg").getMetadata().getDeletionTimestamp() != null);
+    String before = f.get("fg").getMetadata().getResourceVersion();
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("fg-1").delete(); // what the garbage collector does
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("fg-1") == null);
+    f.holdsFor(Duration.ofSeconds(2), () -> f.podsEverCreated("fg"), p -> p.size() == 1);
+    assertThat(f.get("fg").getMetadata().getResourceVersion()).as("nothing written for it").isEqualTo(before);
+  }
+
+  /**
    * api.md §3 step 5, "a run healthy for resetAfter": a run that was not Ready for longer than resetAfter does
    * not end its failure sequence the moment it becomes Ready, but resetAfter later.
    */
