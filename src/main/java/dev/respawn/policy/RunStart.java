@@ -59,6 +59,10 @@ final class RunStart {
         d.notice(Notice.normal(EventReason.RestartStarted, "Restart started for " + d.instance() + ": pod " + podName
             + " replaces " + previous + " (attempt " + s.attempt + ")"));
       }
+    } else if (s.lastRestart != null && s.lastRestart.startedAt() == null) {
+      // a restart asked for before any run (a request while Pending, an unsuspend of an instance created
+      // suspended): the first run is what followed it; no restart is counted, but the record names its pod
+      s.lastRestart = s.lastRestart.started(podName, at);
     }
     d.start = new PodStart(s.run, podName, s.attempt, checkpoint,
         checkpoint.isPresent() ? Optional.ofNullable(s.lastRestart.interruptionClass()) : Optional.empty(),

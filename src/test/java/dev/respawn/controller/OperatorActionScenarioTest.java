@@ -76,6 +76,40 @@ class OperatorActionScenarioTest extends MockClusterScenario {
     assertThat(f.podsEverCreated("skip")).containsExactly("skip-1", "skip-2");
   }
 
+  /**
+   * A restart asked for before the first run (the policy not there yet) is acted on by that run: status names
+   * its pod and start, as `restart --wait` and `verify-restarted` read it; no restart is counted.
+   */
+  @Test
+  void aRestartRequestedBeforeTheFirstRunIsRecordedAsThatRunsStart() {
+    f.kubelet.script("early", Run.runForever());
+    f.instance("early", "later");
+    f.awaitInstance("early", i -> OperatorFixture.hasCondition(i, "Ready", "False", "PolicyNotFound"));
+    f.annotate("early", RESTART, "r-early");
+    f.policy("later", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    AgentInstance running = f.awaitInstance("early", i -> OperatorFixture.at(i, 1, Phase.Running));
+    assertThat(running.getStatus().lastRestart.requestId).isEqualTo("r-early");
+    assertThat(running.getStatus().lastRestart.pod).isEqualTo("early-1");
+    assertThat(running.getStatus().lastRestart.startedAt).isNotNull();
+    assertThat(running.getStatus().restarts).isZero();
+  }
+
+  /** The same for an instance created suspended: its unsuspend is what started its first run. */
+  @Test
+  void theUnsuspendOfAnInstanceCreatedSuspendedNamesItsFirstPod() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("later", Run.runForever());
+    f.instance("later", "fast", spec -> spec.suspend = true);
+    f.awaitInstance("later", i -> i.getStatus() != null && i.getStatus().phase == Phase.Suspended);
+    f.edit("later", i -> {
+      i.getSpec().suspend = false;
+      return i;
+    });
+    AgentInstance running = f.awaitInstance("later", i -> OperatorFixture.at(i, 1, Phase.Running));
+    assertThat(running.getStatus().lastRestart.pod).isEqualTo("later-1");
+    assertThat(running.getStatus().lastRestart.startedAt).isNotNull();
+  }
+
   @Test
   void aManualRestartIsRefusedInATerminalPhase() {
     f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
