@@ -40,7 +40,9 @@ public final class PodFactory {
     podMeta.setAnnotations(annotations.isEmpty() ? null : annotations);
     spec.setRestartPolicy("Never");
     List<EnvVar> env = env(instance, start, leaseName);
-    for (Container c : spec.getContainers() == null ? List.<Container>of() : spec.getContainers()) {
+    List<Container> all = new ArrayList<>(spec.getContainers() == null ? List.of() : spec.getContainers());
+    all.addAll(spec.getInitContainers() == null ? List.of() : spec.getInitContainers()); // a checkout needs the task
+    for (Container c : all) {
       List<EnvVar> merged = new ArrayList<>();
       for (EnvVar e : c.getEnv() == null ? List.<EnvVar>of() : c.getEnv()) {
         if (env.stream().noneMatch(r -> r.getName().equals(e.getName()))) {

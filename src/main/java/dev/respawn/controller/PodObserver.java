@@ -108,12 +108,26 @@ public final class PodObserver {
     if ("Succeeded".equals(st.getPhase())) {
       return Optional.of(new RunEnding(name, uid, EndingKind.TERMINATED, 0, "Completed", null, now));
     }
+    Optional<ContainerStateTerminated> initFailed = failedInitContainer(st);
+    if ("Failed".equals(st.getPhase()) && initFailed.isPresent()) {
+      // an init container failed (a checkout, a download): the agent never ran; its exit is the run's
+      ContainerStateTerminated t = initFailed.get();
+      return Optional.of(new RunEnding(name, uid, EndingKind.TERMINATED, t.getExitCode(), t.getReason(),
+          t.getMessage(), now));
+    }
     if ("Failed".equals(st.getPhase())) {
       EndingKind kind = "NodeLost".equals(podReason) ? EndingKind.NODE_LOST
           : "DeadlineExceeded".equals(podReason) ? EndingKind.TERMINATED : EndingKind.NO_STATE;
       return Optional.of(new RunEnding(name, uid, kind, null, podReason, st.getMessage(), now));
     }
     return Optional.empty();
+  }
+
+  /** The termination of an init container that exited non-zero, if one did. */
+  private static Optional<ContainerStateTerminated> failedInitContainer(PodStatus st) {
+    return (st.getInitContainerStatuses() == null ? List.<ContainerStatus>of() : st.getInitContainerStatuses())
+        .stream().map(c -> c.getState() == null ? null : c.getState().getTerminated())
+        .filter(t -> t != null && t.getExitCode() != null && t.getExitCode() != 0).findFirst();
   }
 
   private static Optional<ContainerStatus> agentStatus(Pod pod, String agentContainer) {
