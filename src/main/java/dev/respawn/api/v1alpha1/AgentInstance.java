@@ -38,6 +38,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
     message = "metadata.name must be a DNS-1123 label (lower-case letters, digits and '-', beginning and ending "
         + "with a letter or digit; no '.'): it names the instance's pods <name>-<run>",
     reason = "FieldValueInvalid")
+@ValidationRule(
+    value = "has(self.spec)",
+    message = "spec is required: an AgentInstance needs spec.template, a pod template with at least one container",
+    fieldPath = ".spec",
+    reason = "FieldValueRequired")
 public class AgentInstance extends CustomResource<AgentInstanceSpec, AgentInstanceStatus>
     implements Namespaced, Unreadable.Holder {
   /** Annotation: restart now (value = request id); see {@link OperatorRequest#RESTART}. */

@@ -671,6 +671,19 @@ class RealApiServerTest {
         });
   }
 
+  /** api.md §2: the template must name a container, and so an instance without any spec is refused too. */
+  @Test
+  void anInstanceWithoutSpecIsRefused() {
+    GenericKubernetesResource bare = parse(INSTANCE, uniqueName("bare"), "{}");
+    bare.getAdditionalProperties().remove("spec");
+    assertThatThrownBy(() -> client.genericKubernetesResources(KINDS.get(INSTANCE)).inNamespace(NAMESPACE)
+        .resource(bare).create())
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(422);
+          assertThat(e.getMessage()).contains("spec: Required value", "spec.template");
+        });
+  }
+
   // ---------------------------------------------------------------------------------------------
   // The operator itself, on a server that serves Respawn's resources and nothing else (no pods, Leases or Events)
 
