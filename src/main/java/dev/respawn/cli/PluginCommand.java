@@ -65,6 +65,11 @@ abstract class PluginCommand implements Callable<Integer> {
     return new ParameterException(spec.commandLine(), message);
   }
 
+  /** status.run of the instance as read before a request was made (0 before its first run). */
+  static int runOf(dev.respawn.api.v1alpha1.AgentInstance before) {
+    return before.getStatus() == null || before.getStatus().run == null ? 0 : before.getStatus().run;
+  }
+
   int fail(String message, int exitCode) {
     err().println("error: " + message);
     err().flush();

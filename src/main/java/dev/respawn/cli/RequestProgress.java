@@ -5,12 +5,17 @@ import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.OperatorRequest;
 import java.util.Map;
 import dev.respawn.api.v1alpha1.RestartRecord;
+import dev.respawn.api.v1alpha1.RunRecord;
 
 /**
  * Where one restart or resume request stands, judged from the instance's status alone: the operator
  * records a handled id in status.handledRequests, and the restart it caused in status.lastRestart.
  */
-record RequestProgress(State state, String message, AgentInstance instance) {
+record RequestProgress(State state, String message, AgentInstance instance, RunRecord followed) {
+  RequestProgress(State state, String message, AgentInstance instance) {
+    this(state, message, instance, null);
+  }
+
   enum State {
     /** Not handled yet, or handled and the new pod not created yet. */
     PENDING,
@@ -30,6 +35,15 @@ record RequestProgress(State state, String message, AgentInstance instance) {
 
   /** @param resume true for a respawn.dev/resume request, false for respawn.dev/restart */
   static RequestProgress of(AgentInstance instance, String id, boolean resume) {
+    return of(instance, id, resume, Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param runBefore status.run when the request was made: a run after it that status shows in its history (the
+   *     operator wrote its start together with its end, or the next failure's restart replaced lastRestart)
+   *     is the restart the request caused, though lastRestart no longer names the request
+   */
+  static RequestProgress of(AgentInstance instance, String id, boolean resume, int runBefore) {
     if (instance == null) {
       return new RequestProgress(State.FAILED, "the agentinstance was deleted", null);
     }
@@ -50,6 +64,12 @@ record RequestProgress(State state, String message, AgentInstance instance) {
         return new RequestProgress(State.REFUSED, "restart request " + id + " was superseded by resume request "
             + last.requestId, instance);
       }
+      RunRecord followed = runAfter(st, runBefore);
+      if (followed != null) {
+        return new RequestProgress(State.STARTED, "pod " + followed.pod + " started" + (runBefore > 0
+            ? " and replaced " + name + "-" + runBefore : "") + "; it has ended since (phase " + st.phase + ")",
+            instance, followed);
+      }
       String why = st.phase == null ? "no restart followed"
           : st.phase.isTerminal() ? "phase " + st.phase + " is terminal"
           + (resume ? "" : "; use kubectl respawn resume " + name + " --force")
@@ -64,5 +84,14 @@ record RequestProgress(State state, String message, AgentInstance instance) {
     String where = ours ? "accepted; waiting for the new pod (phase " + st.phase + ")"
         : "not handled by the operator yet (is it running?)";
     return new RequestProgress(State.PENDING, kind + " request " + id + " " + where, instance);
+  }
+
+  /** The history's record of the first run after {@code runBefore}, if status shows one. */
+  private static RunRecord runAfter(AgentInstanceStatus st, int runBefore) {
+    if (st.run == null || st.run <= runBefore || st.history == null) {
+      return null;
+    }
+    return st.history.stream().filter(r -> r.run != null && r.run == runBefore + 1 && r.startedAt != null)
+        .findFirst().orElse(null);
   }
 }

@@ -17,17 +17,19 @@ import java.util.concurrent.atomic.AtomicReference;
 final class RequestWaiter {
   private RequestWaiter() {}
 
-  static RequestProgress await(Cluster cluster, String name, String id, boolean resume, Duration timeout) {
+  /** @param runBefore status.run when the request was made (see {@link RequestProgress#of}) */
+  static RequestProgress await(Cluster cluster, String name, String id, boolean resume, int runBefore,
+      Duration timeout) {
     AtomicReference<RequestProgress> last = new AtomicReference<>();
     try {
       cluster.instances().withName(name).waitUntilCondition(i -> {
-        RequestProgress p = RequestProgress.of(i, id, resume);
+        RequestProgress p = RequestProgress.of(i, id, resume, runBefore);
         last.set(p);
         return p.state().done();
       }, timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (KubernetesClientTimeoutException e) {
       RequestProgress seen = last.get() != null ? last.get()
-          : RequestProgress.of(cluster.instances().withName(name).get(), id, resume);
+          : RequestProgress.of(cluster.instances().withName(name).get(), id, resume, runBefore);
       if (!seen.state().done()) {
         return new RequestProgress(RequestProgress.State.TIMED_OUT, "timed out after " + GoDuration.format(timeout)
             + ": " + seen.message(), seen.instance());
@@ -72,7 +74,11 @@ final class RequestWaiter {
     d.put("success", started);
     d.put("waited", true);
     d.put("restarted", started);
-    if (started) {
+    if (started && p.followed() != null) {
+      // the run started and has ended since: status's history has it, lastRestart is the next restart's
+      d.put("pod", p.followed().pod);
+      d.put("started_at", p.followed().startedAt);
+    } else if (started) {
       AgentInstance i = p.instance();
       RestartRecord last = i.getStatus().lastRestart;
       d.put("previous_pod", last.previousPod);

@@ -80,7 +80,7 @@ final class RestartCommand extends PluginCommand {
           + (warning == null ? "" : System.lineSeparator() + "warning: " + warning));
       return 0;
     }
-    RequestProgress progress = RequestWaiter.await(cluster, name, id, false, timeout);
+    RequestProgress progress = RequestWaiter.await(cluster, name, id, false, runOf(before), timeout);
     RequestWaiter.describe(d, progress);
     d.put("message", progress.state() == RequestProgress.State.STARTED ? "Restarted: " + progress.message()
         : progress.message());

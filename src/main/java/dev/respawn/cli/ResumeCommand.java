@@ -69,7 +69,7 @@ final class ResumeCommand extends PluginCommand {
           ? ": a new lifecycle starts now" : System.lineSeparator() + "warning: " + warning));
       return 0;
     }
-    RequestProgress progress = RequestWaiter.await(cluster, name, id, true, timeout);
+    RequestProgress progress = RequestWaiter.await(cluster, name, id, true, runOf(before), timeout);
     RequestWaiter.describe(d, progress);
     d.put("message", progress.state() == RequestProgress.State.STARTED ? "Resumed: " + progress.message()
         : progress.message());

@@ -80,6 +80,27 @@ class RequestProgressTest {
     assertThat(p.message()).contains("resume request cli-4 was accepted", "Failed (invalid_template)");
   }
 
+  /**
+   * The new run ran and failed before status showed its start: lastRestart is the failure's restart now, but
+   * status's history has the run that followed the request (made when status.run was 1).
+   */
+  @Test
+  void aRunThatStartedAndEndedSinceTheRequestIsStarted() throws IOException {
+    AgentInstance failedFast = with("""
+        {phase: Backoff, run: 2, handledRequests: {restart: cli-2},
+         lastRestart: {kind: Failure, requestId: "", previousPod: coder-2},
+         history: [{run: 1, pod: coder-1, startedAt: "2026-01-01T00:00:00Z"},
+                   {run: 2, pod: coder-2, startedAt: "2026-01-01T00:01:00Z", outcome: Failure}]}
+        """);
+    RequestProgress p = RequestProgress.of(failedFast, "cli-2", false, 1);
+
+    assertThat(p.state()).isEqualTo(State.STARTED);
+    assertThat(p.message()).isEqualTo("pod coder-2 started and replaced coder-1; it has ended since (phase Backoff)");
+    assertThat(p.followed().startedAt).isEqualTo("2026-01-01T00:01:00Z");
+    assertThat(RequestProgress.of(failedFast, "cli-2", false, 2).state()).as("no run after the request: refused")
+        .isEqualTo(State.REFUSED);
+  }
+
   @Test
   void aDeletedInstanceFailed() {
     assertThat(RequestProgress.of(null, "cli-1", false).state()).isEqualTo(State.FAILED);

@@ -75,6 +75,27 @@ class RestartWaitTest {
     }
   }
 
+  /**
+   * The new run fails before its first heartbeat, so its start and its end reach status in one write, and
+   * lastRestart is the failure's by then: --wait still reports the restart it asked for (status's history).
+   */
+  @Test
+  void restartWaitReportsARestartWhoseNewRunFailedAtOnce() {
+    Instances.policy(api.client(), NS, "slow", "{backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}, "
+        + "heartbeat: {timeout: 60s}}");
+    kubelet.script("quick", Run.runForever().heartbeat(Duration.ofMillis(200)),
+        Run.exit(1).after(Duration.ofMillis(500)), Run.runForever());
+    api.client().resources(AgentInstance.class).inNamespace(NS).resource(Instances.instance(NS, "quick", "slow"))
+        .create();
+    awaitInstance("quick", i -> i.getStatus().phase == Phase.Running && Integer.valueOf(1).equals(i.getStatus().run));
+
+    Cli.Result r = cli("restart", "quick", "--reason", "new tools", "--wait", "--timeout", "20s", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().get("pod").asText()).isEqualTo("quick-2");
+    assertThat(r.json().get("message").asText()).contains("quick-2 started", "ended since");
+  }
+
   @Test
   void restartWaitReturnsOnceTheNewRunStartedAndVerifyConfirmsIt() {
     api.client().resources(AgentInstance.class).inNamespace(NS).resource(Instances.instance(NS, "coder", null))
