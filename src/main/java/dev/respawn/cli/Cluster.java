@@ -91,9 +91,13 @@ final class Cluster implements AutoCloseable {
     }
   }
 
+  /** spec.maxRetries of a policy: NAME in this namespace, or NAMESPACE/NAME (as --default-policy names it). */
   Optional<Integer> policyMaxRetries(String policy) {
+    int slash = policy.indexOf('/');
+    String ns = slash < 0 ? namespace : policy.substring(0, slash);
+    String name = policy.substring(slash + 1);
     try {
-      AgentRestartPolicy p = client.resources(AgentRestartPolicy.class).inNamespace(namespace).withName(policy).get();
+      AgentRestartPolicy p = client.resources(AgentRestartPolicy.class).inNamespace(ns).withName(name).get();
       if (p == null) {
         return Optional.empty();
       }

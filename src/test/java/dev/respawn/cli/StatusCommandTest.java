@@ -178,6 +178,22 @@ class StatusCommandTest {
     assertThat(j.get("message").asText()).isEqualTo("Agent running (pod fresh-1)");
   }
 
+  /** No policyRef: the operator's default policy, the built-in defaults unless --default-policy names one. */
+  @Test
+  void maxRetriesOfAnInstanceWithoutPolicyRefIsTheDefaultPolicys() {
+    Instances.create(API.client(), NS, "unreferenced", null, """
+        phase: Running
+        run: 1
+        currentPod: unreferenced-1
+        """);
+
+    assertThat(status("unreferenced", "-o", "json").json().get("max_retries").asInt()).isEqualTo(3);
+    assertThat(status("unreferenced", "--default-policy", "patient", "-o", "json").json().get("max_retries").asInt())
+        .isEqualTo(5);
+    assertThat(status("unreferenced", "--default-policy", NS + "/patient", "-o", "json").json().get("max_retries")
+        .asInt()).isEqualTo(5);
+  }
+
   @Test
   void yamlHasTheSameFieldNames() {
     Cli.Result r = status("coder", "-o", "yaml");
