@@ -104,6 +104,11 @@ final class OperatorActions {
     }
   }
 
+  /** Whether a restart request with an id not acted on yet is there. */
+  static boolean restartPending(DecisionDraft d) {
+    return pending(d).containsKey(OperatorRequest.RESTART);
+  }
+
   private static Map<OperatorRequest, Request> pending(DecisionDraft d) {
     Map<OperatorRequest, Request> pending = new EnumMap<>(OperatorRequest.class);
     d.obs.requests().forEach((kind, r) -> {

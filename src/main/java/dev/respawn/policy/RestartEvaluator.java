@@ -74,13 +74,22 @@ public final class RestartEvaluator {
     // the run's ending first, then the requests: a restart request that arrives with a failure skips the wait
     // the failure decided (api.md §6: restart now), rather than being used up by a run that had ended already
     observeRun(d, pod);
+    boolean takenUp = false;
+    if (mayStartRun && d.obs.nextRun().isPresent() && OperatorActions.restartPending(d) && RunStart.startIfDue(d)) {
+      // a start made before (its status write deferred) is taken up before a restart request is acted on: the
+      // request ends the run that is live now (api.md §6), it is not the restart that started it
+      DependencyWait.started(d);
+      d.switchToNextRun(seen);
+      observeRun(d, d.currentPod());
+      takenUp = true;
+    }
     OperatorActions.requests(d, resumable);
     // a start already made (its pod exists, its status write was deferred) happened when it was let: it is
     // taken up whatever a shared dependency says since, or its pod would run on unaccounted for
     boolean mayStart = d.obs.nextRun().isPresent() || DependencyWait.mayStart(d);
     // what status says (the draft's state is the observed copy of it): a start that changes nothing else
     boolean unchanged = s.equals(current) && d.notices.isEmpty();
-    if (mayStart && mayStartRun && RunStart.startIfDue(d)) {
+    if (!takenUp && mayStart && mayStartRun && RunStart.startIfDue(d)) {
       DependencyWait.started(d);
       Instant made = d.now;
       if (d.startsExisting) {

@@ -519,6 +519,32 @@ class RestartEvaluatorTest {
       assertThat(reasons(d)).contains("RestartRequested", "RestartStarted");
     }
 
+    /**
+     * api.md §6, "restart now: ends a live run": asked for while the next run's pod runs but its start is not in
+     * status yet (the write waits for its first sign), the request ends that run; it is not the restart that
+     * started it.
+     */
+    @Test
+    void aRestartRequestWhileANewRunsStartIsUnwrittenEndsThatRun() {
+      AgentSim s = sim(Specs.window(backoff("Linear", "1s", 1.0, "10s"), 10, "1h")).started();
+      s.exit(1);
+      InstanceState shown = s.state.copy(); // Backoff, as status shows it
+      assertThat(s.restartStillPending().deferStatus()).isTrue();
+      s.state = shown; // the deferred write: status still shows the Backoff while coder-2 exists
+      s.restartRequest = new Request("end-this-run", null);
+
+      Decision d = s.evaluator.decide(s.policy, s.state, s.sighting(null), s.now, s.random);
+      assertThat(d.state().run).as("the start made before is taken up").isEqualTo(2);
+      assertThat(d.deletePod()).as("and the run it started is ended").isTrue();
+      assertThat(d.deletions()).singleElement().satisfies(x -> assertThat(x.name()).isEqualTo("coder-2"));
+      assertThat(d.startsExisting()).as("no pod made: its replacement comes once it is gone").isTrue();
+      assertThat(d.start()).hasValueSatisfying(p -> assertThat(p.podName()).isEqualTo("coder-2"));
+      assertThat(d.state().lastRestart.kind()).isEqualTo(RestartKind.Manual);
+      assertThat(d.state().lastRestart.requestId()).isEqualTo("end-this-run");
+      assertThat(d.state().lastRestart.previousPod()).isEqualTo("coder-2");
+      assertThat(d.state().restarts).as("the failure's restart, then the request's").isEqualTo(1);
+    }
+
     @Test
     void theRestartExitCodeIsConfigurable() {
       AgentSim s = sim(restartCode(3)).started();
