@@ -203,12 +203,18 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       return UpdateControl.<AgentInstance>noUpdate().rescheduleAfter(held.get().plusMillis(1));
     }
     // a refused instance gets nothing made for it, its heartbeat Lease neither (its name may be the refusal)
-    Decision decision = new PodActions(context.getClient(), pods, instance, deletions).execute(
+    PodActions actions = new PodActions(context.getClient(), pods, instance, deletions);
+    Decision decision = actions.execute(
         refused.isPresent() ? decided.withoutLease() : decided,
         (invalid, message) -> evaluator.spawnFailed(policy, state, seen, invalid, message, now,
             random(instance, state)),
         // told to the Lease cache, so our own create does not come back as an event and a reconcile
         created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created), created));
+    if (decision.start().isPresent() && !decision.startsExisting() && refused.isEmpty()) {
+      // a pod made for the next run: the Lease it renews must not hand it the last run's verdict
+      leases.get(new ResourceID(specLease, ns)).filter(HeartbeatLeases::carriesVerdict)
+          .ifPresent(actions::clearVerdict);
+    }
     rememberUnwritten(uid, state, decision, ns);
     boolean written = decision.deferStatus() || refused.map(r -> writer.write(decision, r.reason(), r.message()))
         .orElseGet(() -> writer.write(decision));

@@ -129,6 +129,36 @@ final class PodActions {
   }
 
   /** Creates the heartbeat Lease; returns it when this call created it (to be told to the Lease cache). */
+  /**
+   * Removes the last run's verdict and detail from the heartbeat Lease, once the next run's pod is made (api.md
+   * §5: a stale run cannot vouch for the new one, nor condemn it): an agent that renews without them would
+   * otherwise be judged Stalled or Crashed by its predecessor's words. Only a Lease this instance controls;
+   * the checkpoint annotations stay (the next run resumes from them).
+   */
+  void clearVerdict(Lease lease) {
+    if (!instance.getMetadata().getUid().equals(controllerUid(lease))) {
+      return;
+    }
+    try {
+      client.leases().inNamespace(namespace()).withName(lease.getMetadata().getName()).edit(l -> {
+        if (l.getMetadata().getAnnotations() != null) {
+          l.getMetadata().getAnnotations().remove(HeartbeatLeases.HEALTH);
+          l.getMetadata().getAnnotations().remove(HeartbeatLeases.DETAIL);
+        }
+        return l;
+      });
+    } catch (KubernetesClientException e) {
+      LOG.warn("Could not clear the last run's verdict on Lease {}/{}: {}", namespace(), lease.getMetadata().getName(),
+          e.getMessage());
+    }
+  }
+
+  private static String controllerUid(Lease lease) {
+    var refs = lease.getMetadata().getOwnerReferences();
+    return refs == null ? null : refs.stream().filter(r -> Boolean.TRUE.equals(r.getController()))
+        .map(io.fabric8.kubernetes.api.model.OwnerReference::getUid).findFirst().orElse(null);
+  }
+
   private Optional<Lease> createLease() {
     try {
       return Optional.of(client.leases().inNamespace(namespace()).resource(HeartbeatLeases.newLease(instance,

@@ -92,6 +92,16 @@ public final class HeartbeatLeases {
   }
 
   /**
+   * Whether the Lease still carries a verdict other than Healthy (or its detail): a run's own words, which the
+   * next run's agent need not overwrite (the annotations are optional) and must not inherit.
+   */
+  public static boolean carriesVerdict(Lease lease) {
+    Map<String, String> a = lease == null || lease.getMetadata().getAnnotations() == null ? Map.of()
+        : lease.getMetadata().getAnnotations();
+    return (a.get(HEALTH) != null && !HealthVerdict.Healthy.name().equals(a.get(HEALTH))) || a.get(DETAIL) != null;
+  }
+
+  /**
    * True when an update changed something a reconcile must see: the holder, or any annotation.
    * A renewal that changes only renewTime (and resourceVersion) is filtered out.
    */

@@ -344,4 +344,35 @@ class HeartbeatScenarioTest extends MockClusterScenario {
     f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS).withName("renamed").delete();
     await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> assertThat(renewals.size()).isZero());
   }
+
+  /**
+   * api.md §5, a stale run cannot vouch for the new one: nor condemn it. The last run's Stalled verdict stays on
+   * the Lease; the next run's agent renews without any verdict (the annotations are optional) and is Healthy.
+   */
+  @Test
+  void theLastRunsStalledVerdictIsNotTheNextRunsOwn() {
+    f.policy("hbs", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 20s}
+        """);
+    f.kubelet.script("sv", Run.runForever(), Run.runForever(), Run.runForever());
+    f.instance("sv", "hbs");
+    f.awaitInstance("sv", i -> i.getStatus() != null && i.getStatus().run != null && i.getStatus().run == 1);
+    f.kubelet.renew("sv", "sv-1", "Healthy");
+    f.awaitInstance("sv", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.kubelet.renew("sv", "sv-1", "Stalled");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("sv-2") != null);
+    Heartbeat plain = f.kubelet.renewEvery(Duration.ofMillis(200), "sv", "sv-2", null);
+    try {
+      AgentInstance running = f.awaitInstance("sv", i -> at(i, 2, Phase.Running)
+          && hasCondition(i, "Ready", "True", "Healthy"));
+      assertThat(running.getStatus().attempt).isEqualTo(1);
+      f.holdsFor(Duration.ofSeconds(1), () -> f.podsEverCreated("sv").size(), n -> n == 2);
+      Lease lease = f.client.leases().inNamespace(OperatorFixture.NS).withName("sv").get();
+      assertThat(lease.getMetadata().getAnnotations()).as("the verdict went with its run")
+          .doesNotContainKey("respawn.dev/health");
+    } finally {
+      plain.stop();
+    }
+  }
 }
