@@ -6,6 +6,7 @@ import dev.respawn.api.v1alpha1.OperatorRequest;
 import java.util.Map;
 import dev.respawn.api.v1alpha1.RestartRecord;
 import dev.respawn.api.v1alpha1.RunRecord;
+import dev.respawn.policy.ReasonCode;
 
 /**
  * Where one restart or resume request stands, judged from the instance's status alone: the operator
@@ -52,7 +53,8 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
     RestartRecord last = st.lastRestart;
     boolean ours = last != null && id.equals(last.requestId);
     if (ours && last.startedAt != null && !last.startedAt.isEmpty()) {
-      return new RequestProgress(State.STARTED, "pod " + last.pod + " replaces " + last.previousPod, instance);
+      return new RequestProgress(State.STARTED, last.previousPod == null ? "pod " + last.pod + " started"
+          : "pod " + last.pod + " replaces " + last.previousPod, instance);
     }
     Map<String, String> handled = st.handledRequests == null ? Map.of() : st.handledRequests;
     String kind = (resume ? OperatorRequest.RESUME : OperatorRequest.RESTART).statusKey();
@@ -66,9 +68,9 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
       }
       RunRecord followed = runAfter(st, runBefore);
       if (followed != null) {
-        return new RequestProgress(State.STARTED, "pod " + followed.pod + " started" + (runBefore > 0
-            ? " and replaced " + name + "-" + runBefore : "") + "; it has ended since (phase " + st.phase + ")",
-            instance, followed);
+        return new RequestProgress(State.STARTED, "pod " + followed.pod + " started" + (followed.run > 1
+            ? " and replaced " + name + "-" + (followed.run - 1) : "") + "; it has ended since (phase " + st.phase
+            + ")", instance, followed);
       }
       String why = st.phase == null ? "no restart followed"
           : st.phase.isTerminal() ? "phase " + st.phase + " is terminal"
@@ -86,12 +88,17 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
     return new RequestProgress(State.PENDING, kind + " request " + id + " " + where, instance);
   }
 
-  /** The history's record of the first run after {@code runBefore}, if status shows one. */
+  /**
+   * The history's record of the first run after {@code runBefore} that the request did not end itself (a run
+   * whose start status did not show yet when the request came is ended by it: outcome manual_restart), if status
+   * shows one.
+   */
   private static RunRecord runAfter(AgentInstanceStatus st, int runBefore) {
     if (st.run == null || st.run <= runBefore || st.history == null) {
       return null;
     }
-    return st.history.stream().filter(r -> r.run != null && r.run == runBefore + 1 && r.startedAt != null)
-        .findFirst().orElse(null);
+    return st.history.stream().filter(r -> r.run != null && r.run > runBefore && r.startedAt != null
+            && !ReasonCode.MANUAL_RESTART.code().equals(r.reasonCode))
+        .min(java.util.Comparator.comparingInt(r -> r.run)).orElse(null);
   }
 }

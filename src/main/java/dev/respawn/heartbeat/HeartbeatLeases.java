@@ -92,13 +92,14 @@ public final class HeartbeatLeases {
   }
 
   /**
-   * Whether the Lease still carries a verdict other than Healthy (or its detail): a run's own words, which the
-   * next run's agent need not overwrite (the annotations are optional) and must not inherit.
+   * Whether the Lease still carries a verdict other than Healthy: a run's own words, which the next run's agent
+   * need not overwrite (the annotations are optional) and must not inherit. A Healthy verdict (with or without a
+   * detail) condemns nobody and costs no write.
    */
   public static boolean carriesVerdict(Lease lease) {
     Map<String, String> a = lease == null || lease.getMetadata().getAnnotations() == null ? Map.of()
         : lease.getMetadata().getAnnotations();
-    return (a.get(HEALTH) != null && !HealthVerdict.Healthy.name().equals(a.get(HEALTH))) || a.get(DETAIL) != null;
+    return a.get(HEALTH) != null && !HealthVerdict.Healthy.name().equals(a.get(HEALTH));
   }
 
   /**

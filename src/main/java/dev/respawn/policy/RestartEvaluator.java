@@ -75,9 +75,11 @@ public final class RestartEvaluator {
     // the failure decided (api.md §6: restart now), rather than being used up by a run that had ended already
     observeRun(d, pod);
     boolean takenUp = false;
-    if (mayStartRun && d.obs.nextRun().isPresent() && OperatorActions.restartPending(d) && RunStart.startIfDue(d)) {
+    boolean nextRunLive = d.obs.nextRun().map(p -> p.ending().isEmpty() && p.view().isLive()).orElse(false);
+    if (mayStartRun && nextRunLive && OperatorActions.restartPending(d) && RunStart.startIfDue(d)) {
       // a start made before (its status write deferred) is taken up before a restart request is acted on: the
-      // request ends the run that is live now (api.md §6), it is not the restart that started it
+      // request ends the run that is live now (api.md §6), it is not the restart that started it (one that has
+      // ended already is taken up below, its ending decided before the request as ever)
       DependencyWait.started(d);
       d.switchToNextRun(seen);
       observeRun(d, d.currentPod());

@@ -101,6 +101,33 @@ class RequestProgressTest {
         .isEqualTo(State.REFUSED);
   }
 
+  /** The request ended a run whose start status did not show yet (coder-2); its restart is coder-3. */
+  @Test
+  void theRunTheRequestEndedIsNotTheRestartItCaused() throws IOException {
+    AgentInstance st = with("""
+        {phase: Backoff, run: 3, handledRequests: {restart: cli-2},
+         lastRestart: {kind: Failure, requestId: "", previousPod: coder-3},
+         history: [{run: 1, pod: coder-1, startedAt: "2026-01-01T00:00:00Z", reasonCode: restart_scheduled},
+                   {run: 2, pod: coder-2, startedAt: "2026-01-01T00:01:00Z", reasonCode: manual_restart},
+                   {run: 3, pod: coder-3, startedAt: "2026-01-01T00:02:00Z", reasonCode: restart_scheduled}]}
+        """);
+    RequestProgress p = RequestProgress.of(st, "cli-2", false, 1);
+
+    assertThat(p.state()).isEqualTo(State.STARTED);
+    assertThat(p.followed().pod).isEqualTo("coder-3");
+    assertThat(p.message()).startsWith("pod coder-3 started and replaced coder-2");
+  }
+
+  @Test
+  void aRestartThatStartedTheFirstRunReplacesNoPod() throws IOException {
+    RequestProgress p = RequestProgress.of(with("""
+        {phase: Running, handledRequests: {restart: cli-1},
+         lastRestart: {kind: Manual, requestId: cli-1, pod: coder-1, startedAt: "2026-01-01T00:00:00Z"}}
+        """), "cli-1", false);
+
+    assertThat(p.message()).isEqualTo("pod coder-1 started");
+  }
+
   @Test
   void aDeletedInstanceFailed() {
     assertThat(RequestProgress.of(null, "cli-1", false).state()).isEqualTo(State.FAILED);

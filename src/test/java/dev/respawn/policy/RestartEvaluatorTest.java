@@ -545,6 +545,31 @@ class RestartEvaluatorTest {
       assertThat(d.state().restarts).as("the failure's restart, then the request's").isEqualTo(1);
     }
 
+    /**
+     * The same request when the unwritten start's run has failed already: that failure is decided first (the
+     * request does not end a run that is over), and the instance goes on: a start, or a wake-up for one.
+     */
+    @Test
+    void aRestartRequestAfterAnUnwrittenStartsRunFailedLeavesNoStuckWait() {
+      AgentSim s = sim(Specs.window(backoff("Linear", "10s", 1.0, "60s"), 10, "1h")).started();
+      s.exit(1);
+      InstanceState shown = s.state.copy();
+      assertThat(s.restartStillPending().deferStatus()).isTrue();
+      s.advance(Duration.ofSeconds(1));
+      s.exit(1); // coder-2 fails before any reconcile saw it run
+      s.state = shown;
+      s.restartRequest = new Request("now-please", null);
+      s.advance(Duration.ofMillis(10));
+
+      Decision d = s.evaluator.decide(s.policy, s.state, s.sighting(null), s.now, s.random);
+      assertThat(d.state().run).isEqualTo(2);
+      assertThat(d.state().attempt).isEqualTo(2);
+      assertThat(d.state().handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESTART)).isEqualTo("now-please");
+      assertThat(d.state().phase).isEqualTo(Phase.Backoff);
+      assertThat(d.wakeAt()).as("woken for the next start").contains(d.state().nextRestartAt);
+      assertThat(d.state().nextRestartAt).isAfter(s.now);
+    }
+
     @Test
     void theRestartExitCodeIsConfigurable() {
       AgentSim s = sim(restartCode(3)).started();

@@ -1,0 +1,50 @@
+package dev.respawn.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.policy.EndingKind;
+import dev.respawn.policy.RunEnding;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** How a finished pod with init containers ended, as the kubelet reports it. */
+class PodObserverTest {
+  static final Instant NOW = Instant.parse("2026-01-01T10:01:01Z");
+
+  /** A Failed pod whose init container {@code init} terminated with {@code exit}; the agent never started. */
+  static PodBuilder failedInInit(String init, String initRestartPolicy, int exit) {
+    return new PodBuilder().withNewMetadata().withName("ic-1").withUid("u1").withNamespace("agents")
+        .withCreationTimestamp("2026-01-01T10:00:00Z").endMetadata()
+        .withNewSpec().addNewInitContainer().withName(init).withImage("i:1").withRestartPolicy(initRestartPolicy)
+        .endInitContainer().addNewContainer().withName("agent").withImage("a:1").endContainer().endSpec()
+        .withNewStatus().withPhase("Failed")
+        .addNewInitContainerStatus().withName(init).withNewState().withNewTerminated().withExitCode(exit)
+        .withReason("Error").withMessage("fatal: network_timeout").endTerminated().endState().endInitContainerStatus()
+        .addNewContainerStatus().withName("agent").withNewState().withNewWaiting().withReason("PodInitializing")
+        .endWaiting().endState().endContainerStatus()
+        .endStatus();
+  }
+
+  @Test
+  void aFailedInitContainerEndsTheRunWithItsExit() {
+    RunEnding e = PodObserver.ending(failedInInit("checkout", null, 1).build(), "agent", NOW).orElseThrow();
+    assertThat(e.kind()).isEqualTo(EndingKind.TERMINATED);
+    assertThat(e.exitCode()).isEqualTo(1);
+    assertThat(e.message()).contains("network_timeout");
+  }
+
+  @Test
+  void aPodDeadlineThatKilledTheInitContainerIsStillDeadlineExceeded() {
+    Pod pod = failedInInit("checkout", null, 137).editStatus().withReason("DeadlineExceeded").endStatus().build();
+    assertThat(PodObserver.ending(pod, "agent", NOW).orElseThrow().reason()).isEqualTo("DeadlineExceeded");
+  }
+
+  @Test
+  void aSidecarStoppedWithThePodSaysNothingAboutTheRun() {
+    // a native sidecar (an init container with restartPolicy Always) killed at the pod's end: no usable state
+    RunEnding e = PodObserver.ending(failedInInit("proxy", "Always", 143).build(), "agent", NOW).orElseThrow();
+    assertThat(e.kind()).isEqualTo(EndingKind.NO_STATE);
+  }
+}
