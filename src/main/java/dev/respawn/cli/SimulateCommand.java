@@ -244,10 +244,16 @@ public final class SimulateCommand implements Callable<Integer> {
     String ns = namespace != null && !namespace.isBlank() ? namespace
         : config.getNamespace() != null && !config.getNamespace().isBlank() ? config.getNamespace() : "default";
     String where = "AgentRestartPolicy " + ns + "/" + policyName;
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+    // read as the operator reads it: a field of the wrong JSON type is reported, not coerced (api.md §9)
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
+        .withKubernetesSerialization(dev.respawn.controller.TolerantResources.serialization()).build()) {
       AgentRestartPolicy found = client.resources(AgentRestartPolicy.class).inNamespace(ns).withName(policyName).get();
       if (found == null) {
         throw new Failure(CLUSTER_ERROR, where + " not found");
+      }
+      if (!found.unreadable().describe().isEmpty()) {
+        throw new Failure(CLUSTER_ERROR, where + " is invalid (the operator refuses it): "
+            + found.unreadable().describe());
       }
       return new Loaded(policyName, ns, "cluster " + config.getMasterUrl(), found.getSpec());
     } catch (KubernetesClientException e) {

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
@@ -22,8 +25,24 @@ import java.util.List;
  */
 public final class PolicyFile {
   static final String API_VERSION = AgentRestartPolicy.GROUP + "/" + AgentRestartPolicy.VERSION;
-  private static final ObjectMapper YAML = YAMLMapper.builder()
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+  private static final ObjectMapper YAML = strictScalars(YAMLMapper.builder()
+      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build());
+
+  /**
+   * A quoted number or boolean ({@code maxRetries: "3"}), or a number where a string goes, is the wrong type, as
+   * the CRD schema and the operator say (api.md §9): simulated, it would be a policy the operator refuses.
+   */
+  private static ObjectMapper strictScalars(ObjectMapper mapper) {
+    for (LogicalType wanted : List.of(LogicalType.Integer, LogicalType.Float, LogicalType.Boolean)) {
+      mapper.coercionConfigFor(wanted).setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+    }
+    for (CoercionInputShape shape : List.of(CoercionInputShape.Integer, CoercionInputShape.Float,
+        CoercionInputShape.Boolean)) {
+      mapper.coercionConfigFor(LogicalType.Textual).setCoercion(shape, CoercionAction.Fail);
+    }
+    mapper.coercionConfigFor(LogicalType.Boolean).setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+    return mapper;
+  }
 
   private PolicyFile() {}
 

@@ -210,6 +210,26 @@ class SimulateCommandTest {
     assertThat(r.out()).contains("Policy:   agents/from-cluster (cluster ", "backoff Linear 3s", "+3s", "+9s");
   }
 
+  /** A policy the operator refuses (a quoted number, stored where the schema was skipped) is not simulated. */
+  @Test
+  void aPolicyFromTheClusterWithAQuotedNumberIsRefusedAsTheOperatorRefusesIt() throws Exception {
+    var quoted = new io.fabric8.kubernetes.api.model.GenericKubernetesResource();
+    quoted.setApiVersion("respawn.dev/v1alpha1");
+    quoted.setKind("AgentRestartPolicy");
+    quoted.setMetadata(new ObjectMetaBuilder().withName("quoted").withNamespace("agents").build());
+    quoted.setAdditionalProperties(java.util.Map.of("spec", java.util.Map.of("maxRetries", "3")));
+    API.client().genericKubernetesResources("respawn.dev/v1alpha1", "AgentRestartPolicy").inNamespace("agents")
+        .resource(quoted).create();
+    Path kubeconfig = kubeconfig(API.url());
+
+    Result r = run("simulate", "--policy", "quoted", "-n", "agents", "--kubeconfig", kubeconfig.toString(),
+        "--story", "exit:1");
+
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("error: AgentRestartPolicy agents/quoted is invalid (the operator refuses it): "
+        + "spec.maxRetries: must be an integer (got \"3\")\n");
+  }
+
   @Test
   void clusterErrorsExitOne() throws Exception {
     Path kubeconfig = kubeconfig(API.url());

@@ -94,6 +94,19 @@ class PolicyFileTest {
         metadata: {name: typed}
         spec: {maxRetries: many}
         """, "t.yaml", null)).hasMessageStartingWith("t.yaml: spec.maxRetries: wrong type");
+    // quoted, a number or a boolean is a string, as the schema and the operator read it (api.md §9)
+    assertThatThrownBy(() -> PolicyFile.read("""
+        apiVersion: respawn.dev/v1alpha1
+        kind: AgentRestartPolicy
+        metadata: {name: quoted}
+        spec: {maxRetries: "3"}
+        """, "q.yaml", null)).hasMessageStartingWith("q.yaml: spec.maxRetries: wrong type");
+    assertThatThrownBy(() -> PolicyFile.read("""
+        apiVersion: respawn.dev/v1alpha1
+        kind: AgentRestartPolicy
+        metadata: {name: quoted}
+        spec: {circuitBreaker: {latch: "true"}}
+        """, "q.yaml", null)).hasMessageStartingWith("q.yaml: spec.circuitBreaker.latch: wrong type");
     assertThatThrownBy(() -> PolicyFile.read("""
         apiVersion: respawn.dev/v1beta1
         kind: AgentRestartPolicy
