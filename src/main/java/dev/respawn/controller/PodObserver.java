@@ -108,8 +108,9 @@ public final class PodObserver {
     if ("Succeeded".equals(st.getPhase())) {
       return Optional.of(new RunEnding(name, uid, EndingKind.TERMINATED, 0, "Completed", null, now));
     }
-    Optional<ContainerStateTerminated> initFailed = failedInitContainer(pod);
-    if ("Failed".equals(st.getPhase()) && initFailed.isPresent()) {
+    Optional<ContainerStateTerminated> initFailed = "Failed".equals(st.getPhase()) ? failedInitContainer(pod, st)
+        : Optional.empty();
+    if (initFailed.isPresent()) {
       // an init container failed (a checkout, a download): the agent never ran; its exit is the run's (a pod
       // deadline that killed it is still the pod's DeadlineExceeded)
       ContainerStateTerminated t = initFailed.get();
@@ -129,12 +130,11 @@ public final class PodObserver {
    * The termination of an init container that exited non-zero, if one did; not of a sidecar (an init container
    * with restartPolicy Always), which is stopped with the pod and says nothing about the run.
    */
-  private static Optional<ContainerStateTerminated> failedInitContainer(Pod pod) {
+  private static Optional<ContainerStateTerminated> failedInitContainer(Pod pod, PodStatus st) {
     java.util.Set<String> sidecars = pod.getSpec() == null || pod.getSpec().getInitContainers() == null
         ? java.util.Set.of() : pod.getSpec().getInitContainers().stream()
             .filter(c -> "Always".equals(c.getRestartPolicy())).map(io.fabric8.kubernetes.api.model.Container::getName)
             .collect(java.util.stream.Collectors.toSet());
-    PodStatus st = pod.getStatus();
     return (st.getInitContainerStatuses() == null ? List.<ContainerStatus>of() : st.getInitContainerStatuses())
         .stream().filter(c -> !sidecars.contains(c.getName()))
         .map(c -> c.getState() == null ? null : c.getState().getTerminated())

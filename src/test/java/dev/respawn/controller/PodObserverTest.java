@@ -47,4 +47,13 @@ class PodObserverTest {
     RunEnding e = PodObserver.ending(failedInInit("proxy", "Always", 143).build(), "agent", NOW).orElseThrow();
     assertThat(e.kind()).isEqualTo(EndingKind.NO_STATE);
   }
+
+  @Test
+  void aPodNobodyTouchedHasNoStatusAndHasNotEnded() {
+    Pod bare = new PodBuilder().withNewMetadata().withName("ic-1").withUid("u1").withNamespace("agents")
+        .withCreationTimestamp("2026-01-01T10:00:00Z").endMetadata()
+        .withNewSpec().addNewInitContainer().withName("checkout").withImage("i:1").endInitContainer()
+        .addNewContainer().withName("agent").withImage("a:1").endContainer().endSpec().build();
+    assertThat(PodObserver.ending(bare, "agent", NOW)).isEmpty();
+  }
 }
