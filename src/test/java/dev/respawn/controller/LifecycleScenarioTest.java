@@ -231,7 +231,9 @@ class LifecycleScenarioTest extends MockClusterScenario {
     AgentInstance closed = f.awaitInstance("nr", i -> i.getStatus().attempt == 0);
     assertThat(java.time.Instant.parse(closed.getStatus().circuitBreaker.lastSuccessAt))
         .as("healthy for resetAfter since it became Ready").isAfterOrEqualTo(readyAt.plusSeconds(2));
-    assertThat(f.events("nr")).anyMatch(e -> "RestartSucceeded".equals(e.getReason()));
+    // Events are written after status, on a thread of their own
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.events("nr").stream()
+        .anyMatch(e -> "RestartSucceeded".equals(e.getReason())));
   }
 
   private void podReady(String pod, boolean ready) {
