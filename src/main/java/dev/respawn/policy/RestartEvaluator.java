@@ -281,7 +281,7 @@ public final class RestartEvaluator {
       }
       boolean heardSince = p.heartbeat().timeout().isEmpty() || (heard != null && !heard.isBefore(healthyAt));
       if (!d.now.isBefore(healthyAt) && j.liveness().ready() && heardSince) {
-        endSequence(d);
+        RunStart.endSequence(d);
       } else if (healthyAt.isAfter(d.now)) {
         d.wakeAt(healthyAt);
       } else {
@@ -290,25 +290,6 @@ public final class RestartEvaluator {
         p.heartbeat().timeout().ifPresent(t -> d.wakeAt(d.now.plus(t.dividedBy(3))));
         j.nextCheck().ifPresent(d::wakeAt);
       }
-    }
-  }
-
-  /** A run healthy for resetAfter: attempt 0, circuit Closed, RestartSucceeded. */
-  private static void endSequence(DecisionDraft d) {
-    InstanceState s = d.state;
-    CircuitState before = s.circuit.state();
-    // one success, one notice (counted once in respawn.restart.attempts): a probe says so in the same words
-    d.notice(Notice.normal(EventReason.RestartSucceeded, "[RST] Restart succeeded for " + d.instance() + " on attempt "
-        + s.attempt + (s.waitingFor == null ? "" : "; it probed dependency " + s.waitingFor + ": healthy for "
-        + GoDuration.format(d.policy.resetAfter()))));
-    s.attempt = 0;
-    s.firstFailureAt = null;
-    s.circuit = CircuitBreaker.recordSuccess(s.circuit, d.policy.circuitBreaker(), d.now);
-    s.resume = s.resume.withAttempts(0);
-    s.waitingFor = null;
-    if (before != CircuitState.Closed) {
-      d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance() + " ("
-          + before + " -> Closed)"));
     }
   }
 }

@@ -9,7 +9,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Optional;
 
-/** api.md §3 step 5: the next run starts when one is due and no pod of the instance is live. */
+/**
+ * api.md §3 step 5: the next run starts when one is due and no pod of the instance is live; a run healthy for
+ * resetAfter ends the failure sequence.
+ */
 final class RunStart {
   private RunStart() {}
 
@@ -91,6 +94,25 @@ final class RunStart {
         d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker of " + d.instance()
             + " half-open: trial run (Open -> HalfOpen)"));
       }
+    }
+  }
+
+  /** A run healthy for resetAfter: attempt 0, circuit Closed, RestartSucceeded. */
+  static void endSequence(DecisionDraft d) {
+    InstanceState s = d.state;
+    CircuitState before = s.circuit.state();
+    // one success, one notice (counted once in respawn.restart.attempts): a probe says so in the same words
+    d.notice(Notice.normal(EventReason.RestartSucceeded, "[RST] Restart succeeded for " + d.instance() + " on attempt "
+        + s.attempt + (s.waitingFor == null ? "" : "; it probed dependency " + s.waitingFor + ": healthy for "
+        + GoDuration.format(d.policy.resetAfter()))));
+    s.attempt = 0;
+    s.firstFailureAt = null;
+    s.circuit = CircuitBreaker.recordSuccess(s.circuit, d.policy.circuitBreaker(), d.now);
+    s.resume = s.resume.withAttempts(0);
+    s.waitingFor = null;
+    if (before != CircuitState.Closed) {
+      d.notice(Notice.normal(EventReason.CircuitBreakerStateChanged, "Circuit breaker closed for " + d.instance() + " ("
+          + before + " -> Closed)"));
     }
   }
 }
