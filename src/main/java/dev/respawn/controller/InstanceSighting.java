@@ -106,9 +106,9 @@ final class InstanceSighting {
         PodObserver.ending(pod, agentContainer, now));
   }
 
-  /** The UID of the pod's controller ownerReference, or null. */
-  static String controllerUid(Pod pod) {
-    List<OwnerReference> refs = pod.getMetadata().getOwnerReferences();
+  /** The UID of the controller ownerReference of a pod or a Lease, or null. */
+  static String controllerUid(io.fabric8.kubernetes.api.model.HasMetadata owned) {
+    List<OwnerReference> refs = owned.getMetadata().getOwnerReferences();
     if (refs == null) {
       return null;
     }

@@ -136,7 +136,7 @@ final class PodActions {
    * the checkpoint annotations stay (the next run resumes from them).
    */
   void clearVerdict(Lease lease) {
-    if (!instance.getMetadata().getUid().equals(controllerUid(lease))) {
+    if (!instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(lease))) {
       return;
     }
     try {
@@ -151,12 +151,6 @@ final class PodActions {
       LOG.warn("Could not clear the last run's verdict on Lease {}/{}: {}", namespace(), lease.getMetadata().getName(),
           e.getMessage());
     }
-  }
-
-  private static String controllerUid(Lease lease) {
-    var refs = lease.getMetadata().getOwnerReferences();
-    return refs == null ? null : refs.stream().filter(r -> Boolean.TRUE.equals(r.getController()))
-        .map(io.fabric8.kubernetes.api.model.OwnerReference::getUid).findFirst().orElse(null);
   }
 
   private Optional<Lease> createLease() {
