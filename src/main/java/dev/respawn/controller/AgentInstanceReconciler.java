@@ -44,8 +44,8 @@ import java.util.stream.Collectors;
     // also told of a deletion (no finalizer): what this process keeps of a deleted instance is dropped then
     triggerReconcilerOnAllEvents = true,
     informer = @Informer(onUpdateFilter = InstanceUpdateFilter.class),
-    // no periodic reconcile: every deadline is a wake-up of its own, and JOSDK's 10-hour fail-safe left a
-    // cancelled timer task of every deleted instance in java.util.Timer's queue for those 10 hours
+    // no periodic reconcile: every deadline is a wake-up of its own (WakeUps), and JOSDK's 10-hour fail-safe left
+    // a cancelled timer task of every deleted instance in java.util.Timer's queue for those 10 hours
     maxReconciliationInterval = @MaxReconciliationInterval(interval = Constants.NO_MAX_RECONCILIATION_INTERVAL))
 public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final OperatorSettings settings;
@@ -56,6 +56,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RecentDeletions deletions;
   private final UnwrittenStarts unwritten = new UnwrittenStarts();
   private final RunLeases leaseNames = new RunLeases();
+  private final WakeUps wakeUps = new WakeUps();
   private final ReconcileGate gate;
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
@@ -84,6 +85,11 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     return unwritten;
   }
 
+  /** The wake-ups set (tests: none stays of a deleted instance). */
+  WakeUps wakeUps() {
+    return wakeUps;
+  }
+
   /** The instance is gone: its Lease's renewal times, metrics and Event series are dropped. */
   private void forget(AgentInstance instance) {
     String ns = instance.getMetadata().getNamespace();
@@ -91,6 +97,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     // and every other Lease a run of it renewed (spec.heartbeat.leaseName was edited)
     leaseNames.forget(instance.getMetadata().getUid()).forEach(name -> renewals.forget(ns, name));
     unwritten.forget(instance.getMetadata().getUid());
+    wakeUps.cancel(ResourceID.fromResource(instance));
     sink.forget(instance);
   }
 
@@ -118,7 +125,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         // every policy event, it kept an entry for every instance that ever used the policy (a leak with churn)
         .withPrimaryToSecondaryMapper(i -> resolver.reference((AgentInstance) i).map(Set::of).orElse(Set.of()))
         .build(), context);
-    return List.of(pods, leases, policies);
+    return List.of(pods, leases, policies, wakeUps);
   }
 
   private static ResourceID owner(io.fabric8.kubernetes.api.model.HasMetadata m) {
@@ -134,20 +141,23 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     try {
       if (context.isPrimaryResourceDeleted()) {
         forget(instance); // after every reconcile of it (JOSDK runs one at a time): nothing it told stays
-        return UpdateControl.noUpdate();
-      }
-      if (instance.getMetadata().getDeletionTimestamp() != null) {
+      } else if (instance.getMetadata().getDeletionTimestamp() != null) {
         // being deleted (a foreground deletion, a finalizer of someone else's): its pods go with it, and a pod
         // that goes is no failure to restart; nothing is started or written for it any more
-        return UpdateControl.noUpdate();
+        wakeUps.cancel(ResourceID.fromResource(instance));
+      } else {
+        // the wake-up it asks for is set here rather than by JOSDK's reschedule (see WakeUps): each reconcile
+        // replaces the one before
+        wakeUps.set(ResourceID.fromResource(instance), decide(instance, context));
       }
-      return decide(instance, context);
+      return UpdateControl.noUpdate();
     } finally {
       gate.exit();
     }
   }
 
-  private UpdateControl<AgentInstance> decide(AgentInstance instance, Context<AgentInstance> context) {
+  /** Observes, decides and acts for one instance; the wake-up it needs next, if any. */
+  private Optional<Duration> decide(AgentInstance instance, Context<AgentInstance> context) {
     Instant now = settings.clock().instant();
     var resolved = resolver.resolve(instance);
     InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
@@ -165,7 +175,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     }
     if (refused.isPresent() && !suspended(instance)) {
       refuse(instance, writer, refused.get().reason(), refused.get().message(), now);
-      return UpdateControl.noUpdate();
+      return Optional.empty();
     }
     // api.md §3 step 1 comes first: a refused instance is suspended all the same (its live pod deleted, so that
     // a user can always stop an agent); the core decides nothing else then and needs none of the policy
@@ -200,7 +210,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
             .map(ResourceID::getName).orElse("") + "/" + dependency, d.releaseSpacing(), settings.clock().instant())));
     if (held.isPresent()) {
       // its turn of the release came while others' still start: it waits for its slot, nothing is written
-      return UpdateControl.<AgentInstance>noUpdate().rescheduleAfter(held.get().plusMillis(1));
+      return Optional.of(held.get().plusMillis(1));
     }
     // a refused instance gets nothing made for it, its heartbeat Lease neither (its name may be the refusal)
     PodActions actions = new PodActions(context.getClient(), pods, instance, deletions);
@@ -219,7 +229,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     boolean written = decision.deferStatus() || refused.map(r -> writer.write(decision, r.reason(), r.message()))
         .orElseGet(() -> writer.write(decision));
     if (!written) {
-      return UpdateControl.noUpdate(); // the instance was deleted meanwhile
+      return Optional.empty(); // the instance was deleted meanwhile
     }
     // committed: only now is it told (Events, audit line, metrics); a failed write above leaves no trace
     sink.decisionTook(took);
@@ -227,14 +237,10 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     if (!refusalShown) {
       sink.policyRefused(instance, refused.get().reason(), refused.get().message(), now);
     }
-    UpdateControl<AgentInstance> control = UpdateControl.noUpdate();
-    if (decision.wakeAt().isPresent()) {
-      // from the time this reconcile ends, not when it began: its writes took time, and JOSDK starts the
-      // timer only now (measured from the start, every backoff would be late by this reconcile's duration)
-      Duration delay = Duration.between(settings.clock().instant(), decision.wakeAt().get());
-      control = control.rescheduleAfter((delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
-    }
-    return control;
+    // from the time this reconcile ends, not when it began: its writes took time (measured from the start, every
+    // backoff would be late by this reconcile's duration)
+    return decision.wakeAt().map(at -> Duration.between(settings.clock().instant(), at))
+        .map(delay -> (delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
   }
 
   /** A start whose status write waits is remembered until status shows it ({@link UnwrittenStarts}). */

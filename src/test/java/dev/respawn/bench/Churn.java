@@ -19,9 +19,9 @@ import java.util.stream.Collectors;
  * {@value #ROUNDS} rounds of N instances created (each gets its Lease, its pod and a status write) and
  * deleted again with their pods and Leases (the garbage collector's part, which the mock does not play);
  * its heap after a full GC is taken before the first round and after each, and with
- * {@code -Drespawn.bench.churn.settleMinutes=N} once more N minutes after the last round (what is bounded
- * in time rather than by churn, such as the cancelled wake-ups of deleted instances that
- * {@code java.util.Timer} keeps until they are due, is gone by then).
+ * {@code -Drespawn.bench.churn.settleMinutes=N} once more N minutes after the last round (anything kept for a
+ * while only would be gone by then; the cancelled JOSDK timer tasks of deleted instances were such, until the
+ * operator's own wake-ups replaced JOSDK's reschedule).
  */
 final class Churn {
   static final String NAME = "churn";

@@ -185,6 +185,11 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     var renewals = f.operator.instanceReconciler().renewals();
     assertThat(renewals.size()).isEqualTo(names.size());
     assertThat(f.metrics.instancesTracked()).isEqualTo(names.size());
+    var wakeUps = f.operator.instanceReconciler().wakeUps();
+    // each healthy run waits for its heartbeat deadline: one wake-up each, one task each in the timer's queue
+    // (awaited: one may be firing right now, before its reconcile sets the next)
+    await().atMost(OperatorFixture.AT_MOST).untilAsserted(() ->
+        assertThat(wakeUps.sizes()).containsExactly(names.size(), names.size()));
     f.kubelet.stopHeartbeats();
     for (String name : names) {
       f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS).withName(name).delete();
@@ -193,6 +198,8 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
       assertThat(renewals.size()).isZero();
       assertThat(f.metrics.instancesTracked()).isZero();
       assertThat(f.events.remembered()).isZero();
+      // not even a cancelled task waits in the queue until its time (java.util.Timer keeps those)
+      assertThat(wakeUps.sizes()).containsExactly(0, 0);
     });
   }
 

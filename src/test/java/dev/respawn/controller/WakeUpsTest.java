@@ -1,0 +1,86 @@
+package dev.respawn.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class WakeUpsTest {
+  private final WakeUps wakeUps = new WakeUps();
+  private final List<ResourceID> woken = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void start() {
+    wakeUps.setEventHandler(event -> woken.add(event.getRelatedCustomResourceID()));
+    wakeUps.start();
+  }
+
+  @AfterEach
+  void stop() {
+    wakeUps.stop();
+  }
+
+  @Test
+  void aWakeUpReconcilesItsInstanceOnceWhenDue() {
+    ResourceID id = new ResourceID("a", "ns");
+    wakeUps.set(id, Optional.of(Duration.ofMillis(50)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> woken.size() == 1);
+    assertThat(woken).containsExactly(id);
+    assertThat(wakeUps.sizes()).containsExactly(0, 0);
+  }
+
+  @Test
+  void aLaterReconcileReplacesTheWakeUpBeforeIt() {
+    ResourceID id = new ResourceID("a", "ns");
+    wakeUps.set(id, Optional.of(Duration.ofMillis(50)));
+    wakeUps.set(id, Optional.of(Duration.ofHours(1)));
+    assertThat(wakeUps.sizes()).containsExactly(1, 1);
+    wakeUps.set(id, Optional.of(Duration.ofMillis(100)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> !woken.isEmpty());
+    // the 50 ms one was replaced before it was due, the hour-long one as well: one wake-up in all
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> woken.size() == 1);
+    assertThat(wakeUps.sizes()).containsExactly(0, 0);
+  }
+
+  @Test
+  void aReconcileThatNeedsNoWakeUpClearsTheOneSetBefore() {
+    ResourceID id = new ResourceID("a", "ns");
+    wakeUps.set(id, Optional.of(Duration.ofMillis(100)));
+    wakeUps.set(id, Optional.empty());
+    assertThat(wakeUps.sizes()).containsExactly(0, 0);
+    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(woken::isEmpty);
+  }
+
+  @Test
+  void deletedInstancesLeaveNothingInTheQueueThoughTheirWakeUpsWereHoursAway() {
+    List<AgentInstance> instances = IntStream.range(0, 1000).mapToObj(n -> instance("i-" + n)).toList();
+    instances.forEach(i -> wakeUps.set(ResourceID.fromResource(i), Optional.of(Duration.ofHours(5))));
+    assertThat(wakeUps.sizes()).containsExactly(1000, 1000);
+    instances.forEach(wakeUps::onResourceDeleted);
+    assertThat(wakeUps.sizes()).containsExactly(0, 0);
+  }
+
+  @Test
+  void nothingIsSetOnceStopped() {
+    wakeUps.stop();
+    wakeUps.set(new ResourceID("a", "ns"), Optional.of(Duration.ofMillis(10)));
+    assertThat(wakeUps.sizes()).containsExactly(0, 0);
+    await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1)).until(woken::isEmpty);
+  }
+
+  private static AgentInstance instance(String name) {
+    AgentInstance instance = new AgentInstance();
+    instance.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace("ns").build());
+    return instance;
+  }
+}
