@@ -95,6 +95,12 @@ public final class PodObserver {
       return Optional.of(new RunEnding(name, uid, EndingKind.DISRUPTED, terminated.map(t -> t.getExitCode())
           .orElse(null), reason, st.getMessage(), now));
     }
+    if ("NodeLost".equals(podReason) && (finished || "Unknown".equals(st.getPhase()))) {
+      // the node is gone (phase Failed, or Unknown while the node controller cannot reach it): a ContextReset,
+      // whatever its containers were last reported as; the next pod waits until this one is really gone
+      return Optional.of(new RunEnding(name, uid, EndingKind.NODE_LOST, terminated.map(t -> t.getExitCode())
+          .orElse(null), podReason, st.getMessage(), now));
+    }
     if (pod.getMetadata().getDeletionTimestamp() != null) {
       return Optional.of(new RunEnding(name, uid, EndingKind.DELETED, terminated.map(t -> t.getExitCode())
           .orElse(null), "Deleted", "pod deleted by someone else", now));
@@ -119,8 +125,7 @@ public final class PodObserver {
           now));
     }
     if ("Failed".equals(st.getPhase())) {
-      EndingKind kind = "NodeLost".equals(podReason) ? EndingKind.NODE_LOST
-          : "DeadlineExceeded".equals(podReason) ? EndingKind.TERMINATED : EndingKind.NO_STATE;
+      EndingKind kind = "DeadlineExceeded".equals(podReason) ? EndingKind.TERMINATED : EndingKind.NO_STATE;
       return Optional.of(new RunEnding(name, uid, kind, null, podReason, st.getMessage(), now));
     }
     return Optional.empty();

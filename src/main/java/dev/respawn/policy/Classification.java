@@ -13,7 +13,8 @@ import java.util.Optional;
 public record Classification(InterruptionClass interruptionClass, String failureReason, FailureAction action,
     String rule, int maxRetries, Optional<Duration> cooldown) {
 
+  /** False for a failure no rule retries: action Fail, or class Unknown, which escalates (api.md §3 c). */
   public boolean retryable() {
-    return action != FailureAction.Fail;
+    return action != FailureAction.Fail && interruptionClass != InterruptionClass.Unknown;
   }
 }

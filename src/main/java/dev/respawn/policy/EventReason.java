@@ -14,10 +14,11 @@ public enum EventReason {
   HeartbeatStale("CheckHeartbeat", 5),
   RestartFailed("ObserveFailure", 6),
   RestartRequested("Restart", 7),
-  RestartScheduled("ScheduleRestart", 8),
-  RestartStarted("Restart", 9),
-  RestartSucceeded("Recover", 10),
-  ResumeDecision("DecideResume", 11);
+  // a run that starts from a checkpoint is told so (not RestartStarted): the resume is what matters of that start
+  ResumeDecision("DecideResume", 8),
+  RestartScheduled("ScheduleRestart", 9),
+  RestartStarted("Restart", 10),
+  RestartSucceeded("Recover", 11);
 
   private final String action;
   private final int rank;

@@ -85,7 +85,9 @@ public final class FailureClassifier {
       }
       case DISRUPTED -> {
         cls = InterruptionClass.ContextReset;
-        reason = "ResourceExhaustion";
+        // the kubelet evicts under node pressure (memory, disk): resources ran out; a preemption, a drain or a
+        // taint says nothing about what the agent used
+        reason = "Evicted".equals(e.reason()) ? "ResourceExhaustion" : "Unknown";
       }
       case DELETED, NODE_LOST -> {
         cls = InterruptionClass.ContextReset;

@@ -50,6 +50,12 @@ final class FailureSteps {
    * reason code decided ({@code code}, or restart_limit_exceeded), which the run's history entry carries.
    */
   static ReasonCode restartAtOnce(DecisionDraft d, RestartKind kind, String reason, ReasonCode code, String actor) {
+    return restartNotBefore(d, kind, reason, code, actor, Duration.ZERO);
+  }
+
+  /** As {@link #restartAtOnce}, not before {@code wait} (an Ignore rule's cooldown, its minimum delay). */
+  private static ReasonCode restartNotBefore(DecisionDraft d, RestartKind kind, String reason, ReasonCode code,
+      String actor, Duration wait) {
     InstanceState s = d.state;
     if (RestartWindow.isFull(s.recentRestarts, d.policy.restartLimit(), d.now)) {
       // not a failure's own decision: the open sequence's retries (or the policy's), as for the restart
@@ -58,8 +64,9 @@ final class FailureSteps {
       d.stop(Phase.Escalated, TerminalReason.RestartLimitExceeded, ReasonCode.RESTART_LIMIT_EXCEEDED);
       return ReasonCode.RESTART_LIMIT_EXCEEDED;
     }
-    d.scheduleRestart(d.now, new RestartInfo(kind, reason, s.currentPod, null, d.now, null, "", null, null));
-    d.decided(DecisionAction.Restart, code, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0, actor);
+    d.scheduleRestart(d.now.plus(wait), new RestartInfo(kind, reason, s.currentPod, null, d.now, null, "", null,
+        null));
+    d.decided(DecisionAction.Restart, code, d.sequenceMaxAttempts(), wait, null, null, 0, actor);
     return code;
   }
 
@@ -92,9 +99,10 @@ final class FailureSteps {
       d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS);
       return;
     }
-    // d. Ignore: restart at once, not a failure
+    // d. Ignore: restart at once, not a failure; the rule's cooldown, if it has one, is still its minimum delay
     if (c.action() == FailureAction.Ignore) {
-      ReasonCode decided = restartAtOnce(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system");
+      ReasonCode decided = restartNotBefore(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system",
+          c.cooldown().orElse(Duration.ZERO));
       d.recordRunEnd(e.podUid(), RunOutcome.Ignored, cls, e.exitCode(), decided);
       return;
     }
@@ -181,7 +189,7 @@ final class FailureSteps {
     if (p.resume().mode() == ResumeMode.Off) {
       return null;
     }
-    LeaseView lease = d.obs.lease().orElse(null);
+    LeaseView lease = d.obs.checkpointLease().orElse(null);
     ResumeEligibility.Verdict resume = ResumeEligibility.evaluate(p.resume(), cls, lease, s.resume.attempts(), plain);
     d.resumeCode = resume.reasonCode();
     String checkpoint = lease == null || !Bounds.fitsUtf8(lease.checkpoint(), Bounds.CHECKPOINT_BYTES) ? null
@@ -210,7 +218,7 @@ final class FailureSteps {
       ResumeEligibility.Verdict resume) {
     boolean resuming = resume != null && resume.eligible();
     return new RestartInfo(RestartKind.Failure, summary, d.state.currentPod, null, d.now, null, "",
-        resuming ? d.obs.lease().get().checkpoint() : null, resuming ? cls : null);
+        resuming ? d.obs.checkpointLease().get().checkpoint() : null, resuming ? cls : null);
   }
 
   /** Records the run end and a decision that does not restart (or waits for the circuit). */

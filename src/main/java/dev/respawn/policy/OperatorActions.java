@@ -149,7 +149,7 @@ final class OperatorActions {
     endLiveRun(d, RunOutcome.Stopped, ReasonCode.RESUMED);
     String checkpoint = null;
     InterruptionClass cls = null;
-    LeaseView lease = d.obs.lease().orElse(null);
+    LeaseView lease = d.obs.checkpointLease().orElse(null);
     if (d.policy.resume().mode() != ResumeMode.Off && s.lastFailure != null) {
       var verdict = ResumeEligibility.evaluate(d.policy.resume(), s.lastFailure.interruptionClass(), lease, 0,
           Duration.ofDays(365));

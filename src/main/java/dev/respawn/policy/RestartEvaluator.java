@@ -253,7 +253,10 @@ public final class RestartEvaluator {
             + j.liveness().message()));
       }
       d.endRun = true;
-      FailureSteps.runEnded(d, new RunEnding(pod.name(), pod.uid(), end.get(), null, null,
+      // a pod that never started keeps why (ErrImagePull, Unschedulable, ...): what a rule's reasons match, and
+      // lastFailure.reason shows
+      String reason = end.get() == EndingKind.NEVER_STARTED ? pod.waitingReason() : null;
+      FailureSteps.runEnded(d, new RunEnding(pod.name(), pod.uid(), end.get(), null, reason,
           j.liveness().message(), d.now), evaluators);
       return;
     }

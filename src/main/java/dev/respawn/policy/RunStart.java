@@ -59,6 +59,8 @@ final class RunStart {
         s.resume = s.resume.started();
       }
       if (tell) {
+        checkpoint.ifPresent(c -> d.notice(Notice.normal(EventReason.ResumeDecision, "Resumed " + d.instance()
+            + " from checkpoint " + c + " (resume attempt " + s.resume.attempts() + ")")));
         d.notice(Notice.normal(EventReason.RestartStarted, "Restart started for " + d.instance() + ": pod " + podName
             + " replaces " + previous + " (attempt " + s.attempt + ")"));
       }

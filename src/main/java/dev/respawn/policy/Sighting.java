@@ -40,6 +40,14 @@ public record Sighting(String namespace, String instance, String instanceUid, bo
         requests, dependencies);
   }
 
+  /**
+   * The Lease's view whichever run holds it, for its checkpoint annotations only: the last checkpoint stays the one
+   * to resume from when a run ended before it renewed (a resumed run that failed at once, a Lease annotated by hand).
+   */
+  public Optional<LeaseView> checkpointLease() {
+    return lease;
+  }
+
   /** The Lease's view when {@code pod} holds it (a stale run cannot vouch for the new one). */
   public Optional<LeaseView> leaseOf(String pod) {
     return pod != null && pod.equals(leaseHolder) ? lease : Optional.empty();

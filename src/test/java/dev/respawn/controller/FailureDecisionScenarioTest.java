@@ -243,4 +243,68 @@ class FailureDecisionScenarioTest extends MockClusterScenario {
     assertThat(st.lastRestart.kind).isEqualTo("Failure");
     assertThat(f.podsEverCreated("k-evict")).containsExactly("k-evict-1", "k-evict-2");
   }
+
+  /**
+   * api.md §3 step 5: a pod that cannot start (ErrImagePull, ImagePullBackOff, ...) "becomes a failure only when
+   * heartbeat.startupGrace runs out"; §1 failureRules[].match.reasons matches the reason the run ended with. A rule
+   * written for image-pull errors must be able to catch that failure (and lastFailure.reason should say why).
+   */
+  @Test
+  void aReasonsRuleMatchesAPodThatNeverPulledItsImage() {
+    f.policy("img", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 30s, startupGrace: 1s}
+        failureRules:
+        - name: bad-image
+          match: {reasons: [ImagePullBackOff]}
+          action: Fail
+        """);
+    f.kubelet.script("img", Run.stuckPending("ImagePullBackOff", "Back-off pulling image \"registry.example/x\""),
+        Run.runForever());
+    f.instance("img", "img");
+    AgentInstance failed = f.awaitInstance("img", i -> i.getStatus().lastFailure != null);
+    var st = failed.getStatus();
+    assertThat(st.lastFailure.failureReason).isEqualTo("InitializationFailed");
+    assertThat(st.lastFailure.rule).as("the user's rule for image errors").isEqualTo("bad-image");
+    assertThat(st.phase).isEqualTo(Phase.Failed);
+    assertThat(st.lastDecision.reasonCode).isEqualTo("non_retryable_failure");
+  }
+
+  /** The same failure without a rule: lastFailure.reason (§2) names why the pod never started. */
+  @Test
+  void lastFailureReasonOfAPodThatNeverPulledItsImageNamesTheWaitingReason() {
+    f.policy("img2", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 30s, startupGrace: 1s}
+        """);
+    f.kubelet.script("img2", Run.stuckPending("ErrImagePull", "rpc error: image not found"), Run.runForever());
+    f.instance("img2", "img2");
+    AgentInstance failed = f.awaitInstance("img2", i -> i.getStatus().lastFailure != null);
+    assertThat(failed.getStatus().lastFailure.reason).as("lastFailure.reason of a pod stuck on ErrImagePull")
+        .isEqualTo("ErrImagePull");
+  }
+
+  /**
+   * api.md §4: "node lost" is ContextReset. A pod whose node is lost and whose phase the API reports as Unknown
+   * (reason NodeLost) has ended; it must be classified ContextReset and retried.
+   */
+  @Test
+  void aPodOnALostNodeInPhaseUnknownIsAContextReset() {
+    f.policy("node", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        """);
+    f.kubelet.script("node", Run.runForever(), Run.runForever());
+    f.instance("node", "node");
+    f.awaitInstance("node", i -> at(i, 1, Phase.Running));
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("node-1").editStatus(p -> {
+      p.getStatus().setPhase("Unknown");
+      p.getStatus().setReason("NodeLost");
+      p.getStatus().setMessage("Node n1 which was running pod node-1 is unresponsive");
+      return p;
+    });
+    AgentInstance after = await().atMost(Duration.ofSeconds(8)).pollInterval(OperatorFixture.POLL)
+        .until(() -> f.get("node"), i -> i.getStatus().lastFailure != null || i.getStatus().run > 1);
+    assertThat(after.getStatus().lastFailure).isNotNull();
+    assertThat(after.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.ContextReset);
+  }
 }

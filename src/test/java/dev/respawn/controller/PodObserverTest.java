@@ -56,4 +56,36 @@ class PodObserverTest {
         .addNewContainer().withName("agent").withImage("a:1").endContainer().endSpec().build();
     assertThat(PodObserver.ending(bare, "agent", NOW)).isEmpty();
   }
+
+  /** A pod of a lost node, in {@code phase}, its agent container last reported as terminated (137) or not at all. */
+  static Pod lostNode(String phase, boolean terminated) {
+    PodBuilder b = new PodBuilder().withNewMetadata().withName("coder-1").withUid("u1").withNamespace("agents")
+        .withCreationTimestamp("2026-01-01T10:00:00Z").endMetadata()
+        .withNewSpec().addNewContainer().withName("agent").withImage("a:1").endContainer().endSpec()
+        .withNewStatus().withPhase(phase).withReason("NodeLost")
+        .withMessage("Node n1 which was running pod coder-1 is unresponsive").endStatus();
+    if (terminated) {
+      b.editStatus().addNewContainerStatus().withName("agent").withNewState().withNewTerminated().withExitCode(137)
+          .withReason("ContainerStatusUnknown").endTerminated().endState().endContainerStatus().endStatus();
+    }
+    return b.build();
+  }
+
+  @Test
+  void aPodOfALostNodeIsALostNodeWhateverItsContainerWasLastReportedAs() {
+    // api.md §4: node lost is a ContextReset; the 137 is no signal the agent received
+    for (Pod pod : java.util.List.of(lostNode("Failed", true), lostNode("Failed", false), lostNode("Unknown", true),
+        lostNode("Unknown", false))) {
+      RunEnding e = PodObserver.ending(pod, "agent", NOW).orElseThrow();
+      assertThat(e.kind()).as(pod.getStatus().toString()).isEqualTo(EndingKind.NODE_LOST);
+      assertThat(e.reason()).isEqualTo("NodeLost");
+    }
+  }
+
+  @Test
+  void aPodInPhaseUnknownForAnotherReasonHasNotEnded() {
+    Pod pod = lostNode("Unknown", false);
+    pod.getStatus().setReason(null);
+    assertThat(PodObserver.ending(pod, "agent", NOW)).isEmpty();
+  }
 }

@@ -10,9 +10,12 @@ import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.sandbox.Run;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
@@ -93,5 +96,117 @@ class ResumeScenarioTest extends MockClusterScenario {
     assertThat(running.getStatus().lastDecision.delaySeconds).isEqualTo(0.1);
     assertThat(env(f.pod("h-fresh-2"))).noneMatch(e -> e.startsWith("RESPAWN_RESUME_CHECKPOINT")
         || e.startsWith("RESPAWN_INTERRUPTION_CLASS"));
+  }
+
+  /**
+   * api.md §7: eligible when "a checkpoint exists with status in_progress or failed" (idempotent step, attempts
+   * left, known class). Run 1 leaves ckpt-17 on the Lease; run 2 is resumed from it and fails before it renews
+   * the Lease: the checkpoint still exists (README: the checkpoint annotations stay on the Lease), and
+   * resume.maxAttempts is 3, so run 3 must be resumed from it too.
+   */
+  @Test
+  void aResumedRunThatFailsBeforeItsFirstRenewalIsResumedAgainFromTheSameCheckpoint() {
+    f.policy("prefer", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resume:
+          mode: Prefer
+          cooldowns: {ToolFailure: 0s}
+        """);
+    f.kubelet.script("again",
+        Run.exit(1, "Error", "temporary_error: tool crashed").after(Duration.ofMillis(400))
+            .heartbeat(Duration.ofMillis(50), "respawn.dev/checkpoint", "ckpt-17",
+                "respawn.dev/checkpoint-status", "in_progress", "respawn.dev/step-idempotent", "true"),
+        Run.exit(1, "Error", "temporary_error: tool crashed again").after(Duration.ofMillis(300)),
+        Run.runForever());
+    f.instance("again", "prefer");
+    f.awaitInstance("again", i -> at(i, 2, Phase.Running));
+    assertThat(env(f.pod("again-2"))).contains("RESPAWN_RESUME_CHECKPOINT=ckpt-17");
+    AgentInstance third = f.awaitInstance("again", i -> at(i, 3, Phase.Running));
+    assertThat(third.getStatus().resume.reasonCode).as("status.resume.reasonCode after run 2 failed")
+        .isEqualTo("resume_allowed");
+    assertThat(env(f.pod("again-3"))).contains("RESPAWN_RESUME_CHECKPOINT=ckpt-17",
+        "RESPAWN_INTERRUPTION_CLASS=ToolFailure");
+  }
+
+  /** The same under resume.mode Require: the run that failed before renewing is resumed, not escalated. */
+  @Test
+  void underRequireAResumedRunThatFailsBeforeItsFirstRenewalIsNotEscalated() {
+    f.policy("require", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resume:
+          mode: Require
+          cooldowns: {ToolFailure: 0s}
+        """);
+    f.kubelet.script("req",
+        Run.exit(1, "Error", "temporary_error: tool crashed").after(Duration.ofMillis(400))
+            .heartbeat(Duration.ofMillis(50), "respawn.dev/checkpoint", "ckpt-17",
+                "respawn.dev/checkpoint-status", "in_progress", "respawn.dev/step-idempotent", "true"),
+        Run.exit(1, "Error", "temporary_error: tool crashed again").after(Duration.ofMillis(300)),
+        Run.runForever());
+    f.instance("req", "require");
+    AgentInstance later = f.awaitInstance("req", i -> (i.getStatus().run != null && i.getStatus().run >= 3)
+        || i.getStatus().phase == Phase.Escalated);
+    assertThat(later.getStatus().phase).as(f.describe("req")).isNotEqualTo(Phase.Escalated);
+    assertThat(later.getStatus().lastDecision.reasonCode).isNotEqualTo("resume_missing_checkpoint");
+  }
+
+  /**
+   * api.md §5/§7: the checkpoint annotations on the Lease are what the resume reads. An agent of a policy without
+   * heartbeats (no heartbeat.timeout) that only annotates its checkpoint, never renewing, has a checkpoint that
+   * exists.
+   */
+  @Test
+  void aCheckpointAnnotatedWithoutARenewalIsResumedFrom() {
+    f.policy("nohb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resume:
+          mode: Prefer
+          cooldowns: {ToolFailure: 0s}
+        """);
+    f.kubelet.script("nohb", Run.runForever(), Run.runForever());
+    f.instance("nohb", "nohb");
+    f.awaitInstance("nohb", i -> at(i, 1, Phase.Running));
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.lease("nohb"), Objects::nonNull);
+    f.client.leases().inNamespace(OperatorFixture.NS).withName("nohb").edit(l -> {
+      Map<String, String> a = new HashMap<>(l.getMetadata().getAnnotations() == null ? Map.of()
+          : l.getMetadata().getAnnotations());
+      a.put("respawn.dev/checkpoint", "ckpt-17");
+      a.put("respawn.dev/checkpoint-status", "in_progress");
+      a.put("respawn.dev/step-idempotent", "true");
+      l.getMetadata().setAnnotations(a);
+      return l;
+    });
+    f.kubelet.terminate("nohb-1", 1, "Error", "temporary_error: boom");
+    AgentInstance second = f.awaitInstance("nohb", i -> at(i, 2, Phase.Running));
+    assertThat(second.getStatus().resume.reasonCode).isEqualTo("resume_allowed");
+    assertThat(env(f.pod("nohb-2"))).contains("RESPAWN_RESUME_CHECKPOINT=ckpt-17");
+  }
+
+  /**
+   * api.md §8 lists ResumeDecision among the Event reasons on the AgentInstance, and §7's decisions are resume
+   * decisions. A failure resumed from its checkpoint must be findable as a ResumeDecision Event
+   * (kubectl get events --field-selector reason=ResumeDecision): the start of the resumed run is told under it
+   * (the failure before it is a RestartFailed, its resume verdict in the note).
+   */
+  @Test
+  void aResumeDecisionIsWrittenAsAResumeDecisionEvent() {
+    f.policy("ev", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resume:
+          mode: Prefer
+          cooldowns: {ToolFailure: 0s}
+        """);
+    f.kubelet.script("ev",
+        Run.exit(1, "Error", "temporary_error: tool crashed").after(Duration.ofMillis(400))
+            .heartbeat(Duration.ofMillis(50), "respawn.dev/checkpoint", "ckpt-17",
+                "respawn.dev/checkpoint-status", "in_progress", "respawn.dev/step-idempotent", "true"),
+        Run.runForever());
+    f.instance("ev", "ev");
+    f.awaitInstance("ev", i -> at(i, 2, Phase.Running));
+    assertThat(env(f.pod("ev-2"))).contains("RESPAWN_RESUME_CHECKPOINT=ckpt-17");
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(f.events("ev"))
+        .as("Events regarding ev").filteredOn(e -> "ResumeDecision".equals(e.getReason()))
+        .singleElement().satisfies(e -> assertThat(e.getNote()).contains("Resumed ev from checkpoint ckpt-17",
+            "RestartStarted: Restart started for ev: pod ev-2 replaces ev-1")));
   }
 }

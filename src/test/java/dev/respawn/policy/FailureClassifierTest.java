@@ -36,6 +36,9 @@ class FailureClassifierTest {
       "HEARTBEAT_STALLED, -, -, -, Timeout, HealthCheckFailed, Retry, 2",
       "TRIAL_EXPIRED, -, -, -, Timeout, HealthCheckFailed, Retry, 10",
       "DISRUPTED, -, Evicted, -, ContextReset, ResourceExhaustion, Retry, 10",
+      "DISRUPTED, 143, PreemptionByScheduler, -, ContextReset, Unknown, Retry, 10",
+      "DISRUPTED, 143, EvictionByEvictionAPI, -, ContextReset, Unknown, Retry, 10",
+      "DISRUPTED, -, DeletionByTaintManager, -, ContextReset, Unknown, Retry, 10",
       "DELETED, -, -, -, ContextReset, Unknown, Retry, 10",
       "NODE_LOST, -, -, -, ContextReset, Unknown, Retry, 10",
       "TERMINATED, 1, Error, -, ToolFailure, UnhandledException, Retry, 10",
@@ -59,7 +62,8 @@ class FailureClassifierTest {
     assertThat(c.action()).isEqualTo(action);
     assertThat(c.maxRetries()).isEqualTo(maxRetries);
     assertThat(c.rule()).isEmpty();
-    assertThat(c.retryable()).isEqualTo(action != FailureAction.Fail);
+    // class Unknown escalates (api.md §3 c): not retryable whatever the action says
+    assertThat(c.retryable()).isEqualTo(action != FailureAction.Fail && cls != InterruptionClass.Unknown);
   }
 
   @Test

@@ -865,6 +865,27 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void dAnIgnoreRulesCooldownIsStillItsMinimumDelay() {
+      // api.md §1: a rule's cooldown is its "minimum delay"; Ignore restarts at once otherwise, uncounted
+      FailureRule ignore = rule("flaky-tool", "Ignore");
+      ignore.match.exitCodes = List.of(75);
+      ignore.cooldown = "30s";
+      AgentSim s = sim(rules(Specs.spec(), ignore)).started();
+      Instant failedAt = s.now;
+      Decision d = s.exit(75);
+      assertThat(d.start()).isEmpty();
+      assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+      assertThat(s.state.nextRestartAt).isEqualTo(failedAt.plusSeconds(30));
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.FAILURE_IGNORED);
+      assertThat(s.state.lastDecision.delaySeconds()).isEqualTo(30.0);
+      assertThat(s.state.attempt).isZero();
+      s.restartAndRun();
+      assertThat(s.state.run).isEqualTo(2);
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Ignored);
+      assertThat(s.state.attempt).isZero();
+    }
+
+    @Test
     void aRequestedRestartInsideAFailureSequenceIsNoFinalAttemptAndShowsTheSequencesMax() {
       AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
       s.exit(1);
