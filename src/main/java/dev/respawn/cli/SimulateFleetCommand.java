@@ -113,6 +113,16 @@ final class SimulateFleetCommand implements Callable<Integer> {
     row(out, "peak restarts in one second", with.peakRestartsPerSecond(), without.peakRestartsPerSecond());
     out.printf("%-44s %18s %18s%n", "all running again after the recovery", recovered(with, story),
         recovered(without, story));
+    out.println();
+    out.println("When each instance restarts, with dependencies (from t=0; * = into the outage):");
+    java.util.Map<String, java.util.List<String>> byInstance = new java.util.TreeMap<>();
+    for (int i = 0; i < story.size(); i++) {
+      byInstance.put(FleetSimulation.instanceName(i), new java.util.ArrayList<>());
+    }
+    with.restarts().forEach(r -> byInstance.get(r.instance()).add("+" + GoDuration.formatMillis(r.at())
+        + (r.intoOutage() ? "*" : "")));
+    byInstance.forEach((instance, times) -> out.printf("  %-10s %s%n", instance,
+        times.isEmpty() ? "-" : String.join(" ", times)));
   }
 
   private static String recovered(Outcome o, FleetStory story) {

@@ -96,7 +96,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     renewals.forget(ns, HeartbeatLeases.leaseName(instance));
     // and every other Lease a run of it renewed (spec.heartbeat.leaseName was edited)
     leaseNames.forget(instance.getMetadata().getUid()).forEach(name -> renewals.forget(ns, name));
-    unwritten.forget(instance.getMetadata().getUid());
+    unwritten.gone(instance.getMetadata().getUid());
     wakeUps.cancel(ResourceID.fromResource(instance));
     sink.forget(instance);
   }
@@ -231,10 +231,21 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     if (!written) {
       return Optional.empty(); // the instance was deleted meanwhile
     }
-    // committed: only now is it told (Events, audit line, metrics); a failed write above leaves no trace
+    // committed: only now is it told (Events, audit line, metrics); a failed write above leaves no trace. One
+    // decision, one Event (api.md §8): a refusal shown for the first time rides in the decision's Event
     sink.decisionTook(took);
-    sink.decided(instance, decision, currentPod(context, decision));
-    if (!refusalShown) {
+    boolean refusalInEvent = !refusalShown && !decision.notices().isEmpty();
+    Decision told = refusalInEvent ? decision.withNotice(refused.get().reason().notice(refused.get().message()))
+        : decision;
+    Pod pod = currentPod(context, decision);
+    if (decision.deferStatus()) {
+      // a start whose status waits is told when status shows it, with the write that does
+      unwritten.holdTelling(uid, () -> sink.decided(instance, told, pod));
+    } else {
+      unwritten.tellHeld(uid);
+      sink.decided(instance, told, pod);
+    }
+    if (!refusalShown && !refusalInEvent) {
       sink.policyRefused(instance, refused.get().reason(), refused.get().message(), now);
     }
     // from the time this reconcile ends, not when it began: its writes took time (measured from the start, every

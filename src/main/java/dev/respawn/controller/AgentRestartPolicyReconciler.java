@@ -126,7 +126,9 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         fleet = FleetCircuits.step(gated.policy(), DependencyStatuses.of(policy), instances.list(
             policy.getMetadata().getNamespace(), i -> references.reference(i).map(self::equals).orElse(false))
             .map(i -> new FleetCircuits.Member(i.getMetadata().getName(), StatusMapper.toState(i.getStatus()),
-                i.getSpec() != null && Boolean.TRUE.equals(i.getSpec().suspend))).toList(), settings.clock().instant());
+                // being deleted, it starts nothing more (AgentInstanceReconciler): no waiter, no probe, like suspended
+                (i.getSpec() != null && Boolean.TRUE.equals(i.getSpec().suspend))
+                    || i.getMetadata().getDeletionTimestamp() != null)).toList(), settings.clock().instant());
         status.dependencies = fleet.circuits().stream().map(DependencyStatuses::toStatus).toList();
       }
       if (!unreadable.isEmpty()) {

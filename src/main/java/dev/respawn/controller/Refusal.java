@@ -20,6 +20,12 @@ public enum Refusal {
     this.code = code;
   }
 
+  /** The PolicyInvalid notice of this refusal (its Event: api.md §8). */
+  public dev.respawn.policy.Decision.Notice notice(String message) {
+    return dev.respawn.policy.Decision.Notice.warning(dev.respawn.policy.EventReason.PolicyInvalid,
+        name() + ": " + message);
+  }
+
   /** The reason as the audit line spells it, e.g. {@code policy_not_found}. */
   public String code() {
     return code;

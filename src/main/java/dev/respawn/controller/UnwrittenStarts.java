@@ -27,6 +27,7 @@ final class UnwrittenStarts {
   record Start(String pod, String uid, int run, Instant createdAt) {}
 
   private final Map<String, Start> byInstance = new ConcurrentHashMap<>();
+  private final Map<String, Runnable> untold = new ConcurrentHashMap<>();
 
   /** The decision started run {@code run} in {@code pod} and left its status unwritten. */
   void remember(String instanceUid, Pod pod, int run) {
@@ -34,9 +35,35 @@ final class UnwrittenStarts {
         PodObserver.view(pod, null).createdAt()));
   }
 
-  /** Status shows the run now, or the instance is gone. */
+  /** Status shows the run now. */
   void forget(String instanceUid) {
     byInstance.remove(instanceUid);
+  }
+
+  /** The instance is gone: its start, and what was to be told of it. */
+  void gone(String instanceUid) {
+    byInstance.remove(instanceUid);
+    untold.remove(instanceUid);
+  }
+
+  /**
+   * The telling (Event, audit line, metrics) of the unwritten start: it waits until status shows the run
+   * (commit first, then tell), and is lost with the start if the operator stops first.
+   */
+  void holdTelling(String instanceUid, Runnable tell) {
+    // after what waits already (a later look at the same unwritten start), in the order decided
+    untold.merge(instanceUid, tell, (earlier, later) -> () -> {
+      earlier.run();
+      later.run();
+    });
+  }
+
+  /** Status was written: the start told now, before the decision that wrote it. */
+  void tellHeld(String instanceUid) {
+    Runnable tell = untold.remove(instanceUid);
+    if (tell != null) {
+      tell.run();
+    }
   }
 
   /**
@@ -67,8 +94,8 @@ final class UnwrittenStarts {
     return Optional.of(new PodFacts(view, start.run(), instanceUid, Optional.of(ending)));
   }
 
-  /** How many starts are remembered (for tests: nothing stays of a deleted instance). */
+  /** How many starts, and tellings of them, are remembered (for tests: nothing stays of a deleted instance). */
   int size() {
-    return byInstance.size();
+    return byInstance.size() + untold.size();
   }
 }

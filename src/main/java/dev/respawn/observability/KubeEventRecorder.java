@@ -35,10 +35,13 @@ public final class KubeEventRecorder {
   public static final int NOTE_BYTES = 1024;
   static final int NAME_BYTES = 253;
   /**
-   * The reason never rate-limited: an Escalated Event ends a lifecycle (only an operator action continues
-   * it) and carries the last failure and what to do next (api.md §3); it comes once per lifecycle.
+   * The reasons never rate-limited: an Escalated Event ends a lifecycle (only an operator action continues
+   * it) and carries the last failure and what to do next (api.md §3); it comes once per lifecycle. Each
+   * transition of a shared dependency's circuit writes its Event (api.md §11); they come at most two per
+   * openDuration (Open -> HalfOpen -> Open) and one more when it closes.
    */
-  static final String NEVER_DROPPED = dev.respawn.policy.EventReason.Escalated.name();
+  static final java.util.Set<String> NEVER_DROPPED = java.util.Set.of(dev.respawn.policy.EventReason.Escalated.name(),
+      dev.respawn.policy.EventReason.DependencyCircuitChanged.name());
   private static final Logger LOG = LoggerFactory.getLogger(KubeEventRecorder.class);
 
   /**
@@ -138,7 +141,7 @@ public final class KubeEventRecorder {
     EventSeriesCache.Key key = new EventSeriesCache.Key(objectKey, reason, type, note);
 
     EventSeriesCache.Step step = cache.next(key, regardingRef.getNamespace(), now, settings.dedupWindow(),
-        settings.seriesUpdateInterval(), !NEVER_DROPPED.equals(reason), () -> eventName(regardingRef.getName(), now));
+        settings.seriesUpdateInterval(), !NEVER_DROPPED.contains(reason), () -> eventName(regardingRef.getName(), now));
     switch (step.kind()) {
       case DROP -> {
         dropped.incrementAndGet();

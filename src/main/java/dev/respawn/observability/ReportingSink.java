@@ -101,7 +101,7 @@ public final class ReportingSink implements DecisionSink {
 
   @Override
   public void policyRefused(AgentInstance instance, Refusal reason, String message, Instant at) {
-    Notice n = Notice.warning(EventReason.PolicyInvalid, reason.name() + ": " + message);
+    Notice n = reason.notice(message);
     log.notice(instance.getMetadata().getNamespace(), instance.getMetadata().getName(), n);
     events.record(instance, null, n);
     audit.refused(instance, reason, at);
@@ -109,7 +109,7 @@ public final class ReportingSink implements DecisionSink {
 
   @Override
   public void policyRejected(AgentRestartPolicy policy, Refusal reason, String message, Instant at) {
-    Notice n = Notice.warning(EventReason.PolicyInvalid, reason.name() + ": " + message);
+    Notice n = reason.notice(message);
     log.notice(policy.getMetadata().getNamespace(), policy.getMetadata().getName(), n);
     events.record(policy, null, n);
     audit.rejected(policy, reason, at);

@@ -60,6 +60,14 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
   }
 
   /** This decision, but the heartbeat Lease is not created (the instance is refused: nothing is made for it). */
+  /** The same decision with one more notice (told in its one Event, api.md §8). */
+  public Decision withNotice(Notice notice) {
+    List<Notice> more = new java.util.ArrayList<>(notices);
+    more.add(notice);
+    return new Decision(state, deletions, start, createLease, deferStatus, startsExisting, reasonCode, wakeAt, more,
+        circuitTrips, audit, liveness);
+  }
+
   public Decision withoutLease() {
     return new Decision(state, deletions, start, false, deferStatus, startsExisting, reasonCode, wakeAt, notices,
         circuitTrips, audit, liveness);

@@ -98,6 +98,9 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
       Instant now) {
     List<String> running = stillRunning(d.probes, queue, runs);
     d.probes = running;
+    if (d.openedAt != null) {
+      d.halfOpenAt = d.openedAt.plus(s.openDuration()); // the openDuration of now: an edit while Open counts
+    }
     if (now.isBefore(d.halfOpenAt)) {
       return;
     }

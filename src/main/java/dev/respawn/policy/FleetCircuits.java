@@ -18,7 +18,7 @@ import java.util.Optional;
  * simulator both use it.
  */
 public final class FleetCircuits {
-  /** One instance of the fleet: its name, its state, and whether it is suspended. */
+  /** One instance of the fleet: its name, its state, and whether it is suspended (or being deleted). */
   public record Member(String name, InstanceState state, boolean suspended) {}
 
   /** The next value of every circuit, what changed, and when to look again. */

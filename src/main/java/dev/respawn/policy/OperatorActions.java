@@ -166,8 +166,10 @@ final class OperatorActions {
     String reason = r.reason() != null ? r.reason() : "resume requested";
     d.scheduleRestart(d.now, new RestartInfo(RestartKind.Resume, reason, s.currentPod, null, d.now, null, r.id(), checkpoint,
         cls));
-    d.decided(DecisionAction.Restart, ReasonCode.RESUMED, d.sequenceMaxAttempts(), Duration.ZERO, cls,
-        checkpoint != null, 0, "operator");
+    // the audit line names the class the resume was judged for, eligible or not (the restart carries it only when
+    // it resumes from the checkpoint)
+    d.decided(DecisionAction.Restart, ReasonCode.RESUMED, d.sequenceMaxAttempts(), Duration.ZERO,
+        s.lastFailure == null ? null : s.lastFailure.interruptionClass(), checkpoint != null, 0, "operator");
     d.notice(Notice.normal(EventReason.RestartRequested, "Resume requested (" + r.id() + "): new lifecycle, restarting now"
         + (checkpoint != null ? " from checkpoint " + checkpoint : "")));
     return true;

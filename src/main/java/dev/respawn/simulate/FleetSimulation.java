@@ -61,9 +61,14 @@ public final class FleetSimulation {
     this.random = new SplittableRandom(seed);
   }
 
+  /** The name of the i-th instance of the story (from 0). */
+  public static String instanceName(int i) {
+    return String.format("agent-%03d", i);
+  }
+
   public Outcome run() {
     for (int i = 0; i < story.size(); i++) {
-      String name = String.format("agent-%03d", i);
+      String name = instanceName(i);
       states.put(name, new InstanceState());
       pods.put(name, new SimulatedPods("default", name));
       decide(name, t0);

@@ -49,6 +49,29 @@ class SimulateFleetCommandTest {
         .containsPattern("all running again after the recovery\\s+\\+1m\\d+(\\.\\d+)?s\\s+never");
   }
 
+  /** api.md §11: the fleet story shows when each instance restarts. */
+  @Test
+  void theStoryShowsWhenEachInstanceRestarts() throws Exception {
+    Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
+    String[] r = run("simulate-fleet", "-f", policy.toString(), "--instances", "3", "--outage-end", "1m");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    String timeline = r[1].substring(r[1].indexOf("When each instance restarts"));
+    java.util.List<String> lines = timeline.lines().skip(1).filter(l -> !l.isBlank()).toList();
+    assertThat(lines).hasSize(3);
+    java.util.regex.Matcher into = java.util.regex.Pattern.compile("restarts into the outage\\s+(\\d+)")
+        .matcher(r[1]);
+    assertThat(into.find()).isTrue();
+    long starred = 0;
+    for (int i = 0; i < 3; i++) {
+      String line = lines.get(i);
+      assertThat(line).as(timeline).startsWith("  agent-00" + i + " ").matches(".*\\+[0-9hms.]+.*");
+      // every instance runs again once the upstream is back: one restart of it is not into the outage
+      assertThat(line.split("\\s+")).as(line).anyMatch(t -> t.startsWith("+") && !t.endsWith("*"));
+      starred += line.chars().filter(c -> c == '*').count();
+    }
+    assertThat(starred).as("restarts marked * against the table's figure").isEqualTo(Long.parseLong(into.group(1)));
+  }
+
   @Test
   void aPolicyWithoutDependenciesIsRefusedClearly() throws Exception {
     Path policy = Files.writeString(tmp.resolve("plain.yaml"), POLICY.substring(0, POLICY.indexOf("  dependencies:")));

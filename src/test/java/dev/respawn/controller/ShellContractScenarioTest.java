@@ -220,4 +220,48 @@ class ShellContractScenarioTest extends MockClusterScenario {
     assertThat(f.pod("renamed-2").getMetadata().getAnnotations())
         .containsEntry(AgentInstance.AGENT_CONTAINER_ANNOTATION, "main");
   }
+
+  /**
+   * "commit the status first, then tell": once the RestartStarted Event of run 2 is on the server, the status
+   * must say run 2 (the Event names a pod that status does not know yet otherwise).
+   */
+  @Test
+  void restartStartedEventIsNotWrittenBeforeStatusShowsTheRun() {
+    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
+    // the next run's pod takes 3 s to start (an image pull)
+    f.kubelet.script("slow", Run.exit(1).after(Duration.ofMillis(300)),
+        Run.runForever().startAfter(Duration.ofSeconds(3)));
+    f.instance("slow", "plain");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.events("slow").stream()
+        .anyMatch(e -> "RestartStarted".equals(e.getReason())));
+    AgentInstance seen = f.get("slow");
+    assertThat(seen.getStatus().run).as("status.run when the RestartStarted Event of slow-2 exists: %s",
+        f.describe("slow")).isEqualTo(2);
+    assertThat(seen.getStatus().currentPod).isEqualTo("slow-2");
+  }
+
+  /**
+   * §8 "One decision writes at most one Event": a suspended instance whose policy is missing, created with a restart
+   * request, is decided once (suspended, request refused, policy refused): one Event, the others in its note.
+   */
+  @Test
+  void oneDecisionOfARefusedSuspendedInstanceWritesOneEvent() {
+    AgentInstance i = new AgentInstance();
+    i.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("both").withNamespace(OperatorFixture.NS)
+        .withAnnotations(java.util.Map.of(AgentInstance.RESTART_ANNOTATION, "r1")).build());
+    dev.respawn.api.v1alpha1.AgentInstanceSpec spec = new dev.respawn.api.v1alpha1.AgentInstanceSpec();
+    spec.policyRef = new dev.respawn.api.v1alpha1.PolicyReference("missing");
+    spec.suspend = true;
+    spec.template = new io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder().withNewSpec().addNewContainer()
+        .withName("agent").withImage("registry.example/agents/coder:1.4").endContainer().endSpec().build();
+    i.setSpec(spec);
+    f.client.resource(i).create();
+    f.awaitInstance("both", x -> x.getStatus().phase == Phase.Suspended);
+    f.holdsFor(Duration.ofMillis(1500), () -> 0, x -> true);
+    var events = f.events("both");
+    assertThat(events).as("Events of one decision").singleElement().satisfies(e -> {
+      assertThat(e.getReason()).isEqualTo("PolicyInvalid");
+      assertThat(e.getNote()).contains("PolicyNotFound", "RestartRequested: Restart request r1 refused");
+    });
+  }
 }

@@ -328,6 +328,20 @@ class RestartEvaluatorTest {
       assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
     }
 
+    /** §8: the audit line of a resume request names the class it was judged for, also when it is not eligible. */
+    @Test
+    void theAuditLineOfAResumeRequestNamesTheLastFailuresClassEligibleOrNot() {
+      AgentSim s = sim(retries(Specs.spec(), 0)).started();
+      s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      s.resumeRequest = new Request("r-1", null);
+      Decision resumed = s.reconcile();
+      assertThat(resumed.audit()).hasValueSatisfying(a -> {
+        assertThat(a.interruptionClass()).isEqualTo(InterruptionClass.ToolFailure);
+        assertThat(a.actor()).isEqualTo("operator");
+      });
+    }
+
     /** Unsuspend and resume in one edit: the resume forces the latched circuit, the run starts at once. */
     @Test
     void clearingSuspendTogetherWithAResumeStartsALatchedInstanceAfresh() {
