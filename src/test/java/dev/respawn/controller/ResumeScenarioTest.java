@@ -106,19 +106,7 @@ class ResumeScenarioTest extends MockClusterScenario {
    */
   @Test
   void aResumedRunThatFailsBeforeItsFirstRenewalIsResumedAgainFromTheSameCheckpoint() {
-    f.policy("prefer", """
-        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        resume:
-          mode: Prefer
-          cooldowns: {ToolFailure: 0s}
-        """);
-    f.kubelet.script("again",
-        Run.exit(1, "Error", "temporary_error: tool crashed").after(Duration.ofMillis(400))
-            .heartbeat(Duration.ofMillis(50), "respawn.dev/checkpoint", "ckpt-17",
-                "respawn.dev/checkpoint-status", "in_progress", "respawn.dev/step-idempotent", "true"),
-        Run.exit(1, "Error", "temporary_error: tool crashed again").after(Duration.ofMillis(300)),
-        Run.runForever());
-    f.instance("again", "prefer");
+    checkpointThenAFailureBeforeRenewing("again", "Prefer");
     f.awaitInstance("again", i -> at(i, 2, Phase.Running));
     assertThat(env(f.pod("again-2"))).contains("RESPAWN_RESUME_CHECKPOINT=ckpt-17");
     AgentInstance third = f.awaitInstance("again", i -> at(i, 3, Phase.Running));
@@ -131,19 +119,7 @@ class ResumeScenarioTest extends MockClusterScenario {
   /** The same under resume.mode Require: the run that failed before renewing is resumed, not escalated. */
   @Test
   void underRequireAResumedRunThatFailsBeforeItsFirstRenewalIsNotEscalated() {
-    f.policy("require", """
-        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        resume:
-          mode: Require
-          cooldowns: {ToolFailure: 0s}
-        """);
-    f.kubelet.script("req",
-        Run.exit(1, "Error", "temporary_error: tool crashed").after(Duration.ofMillis(400))
-            .heartbeat(Duration.ofMillis(50), "respawn.dev/checkpoint", "ckpt-17",
-                "respawn.dev/checkpoint-status", "in_progress", "respawn.dev/step-idempotent", "true"),
-        Run.exit(1, "Error", "temporary_error: tool crashed again").after(Duration.ofMillis(300)),
-        Run.runForever());
-    f.instance("req", "require");
+    checkpointThenAFailureBeforeRenewing("req", "Require");
     AgentInstance later = f.awaitInstance("req", i -> (i.getStatus().run != null && i.getStatus().run >= 3)
         || i.getStatus().phase == Phase.Escalated);
     assertThat(later.getStatus().phase).as(f.describe("req")).isNotEqualTo(Phase.Escalated);
@@ -208,5 +184,25 @@ class ResumeScenarioTest extends MockClusterScenario {
         .as("Events regarding ev").filteredOn(e -> "ResumeDecision".equals(e.getReason()))
         .singleElement().satisfies(e -> assertThat(e.getNote()).contains("Resumed ev from checkpoint ckpt-17",
             "RestartStarted: Restart started for ev: pod ev-2 replaces ev-1")));
+  }
+
+  /**
+   * Instance {@code name} under resume mode {@code mode}: run 1 leaves ckpt-17 on the Lease and fails, run 2 fails
+   * before its first renewal, run 3 runs on.
+   */
+  private void checkpointThenAFailureBeforeRenewing(String name, String mode) {
+    f.policy(name, """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        resume:
+          mode: %s
+          cooldowns: {ToolFailure: 0s}
+        """.formatted(mode));
+    f.kubelet.script(name,
+        Run.exit(1, "Error", "temporary_error: tool crashed").after(Duration.ofMillis(400))
+            .heartbeat(Duration.ofMillis(50), "respawn.dev/checkpoint", "ckpt-17",
+                "respawn.dev/checkpoint-status", "in_progress", "respawn.dev/step-idempotent", "true"),
+        Run.exit(1, "Error", "temporary_error: tool crashed again").after(Duration.ofMillis(300)),
+        Run.runForever());
+    f.instance(name, name);
   }
 }
