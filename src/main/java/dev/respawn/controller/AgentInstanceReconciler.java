@@ -245,7 +245,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       unwritten.tellHeld(uid);
       sink.decided(instance, told, pod);
     }
-    if (!refusalShown && !refusalInEvent) {
+    if (refusalInEvent) {
+      sink.refusalInDecision(instance, refused.get().reason(), now);
+    } else if (!refusalShown) {
       sink.policyRefused(instance, refused.get().reason(), refused.get().message(), now);
     }
     // from the time this reconcile ends, not when it began: its writes took time (measured from the start, every

@@ -15,6 +15,9 @@ public interface DecisionSink {
    */
   void policyRefused(AgentInstance instance, Refusal reason, String message, java.time.Instant at);
 
+  /** A refusal whose notice rode in a decision's one Event (api.md §8): its audit line, nothing else. */
+  default void refusalInDecision(AgentInstance instance, Refusal reason, java.time.Instant at) {}
+
   /** A policy was found invalid (or tier-restricted), after its status says so; default: nothing. */
   default void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, Refusal reason, String message,
       java.time.Instant at) {}

@@ -46,12 +46,18 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
       // only the wake-up still set for it is taken out: a newer one may have replaced this one meanwhile
       pending.remove(id, scheduled[0]);
       getEventHandler().handleEvent(new Event(id));
-    }, Math.max(0, delay.get().toNanos()), TimeUnit.NANOSECONDS);
+    }, nanos(delay.get()), TimeUnit.NANOSECONDS);
     scheduled[0] = future;
     ScheduledFuture<?> earlier = pending.put(id, future);
     if (earlier != null) {
       earlier.cancel(false);
     }
+  }
+
+  /** A delay the timer takes: none below zero, at most about 292 years (a status edited to the year 9999). */
+  static long nanos(Duration delay) {
+    return delay.isNegative() ? 0 : delay.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE
+        : delay.toNanos();
   }
 
   /** The instance is gone: its wake-up with it. */

@@ -108,6 +108,11 @@ public final class ReportingSink implements DecisionSink {
   }
 
   @Override
+  public void refusalInDecision(AgentInstance instance, Refusal reason, Instant at) {
+    audit.refused(instance, reason, at);
+  }
+
+  @Override
   public void policyRejected(AgentRestartPolicy policy, Refusal reason, String message, Instant at) {
     Notice n = reason.notice(message);
     log.notice(policy.getMetadata().getNamespace(), policy.getMetadata().getName(), n);

@@ -59,7 +59,6 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
     return Optional.of(new Notice(top.type(), top.reason(), note.toString()));
   }
 
-  /** This decision, but the heartbeat Lease is not created (the instance is refused: nothing is made for it). */
   /** The same decision with one more notice (told in its one Event, api.md §8). */
   public Decision withNotice(Notice notice) {
     List<Notice> more = new java.util.ArrayList<>(notices);
@@ -68,6 +67,7 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
         circuitTrips, audit, liveness);
   }
 
+  /** This decision, but the heartbeat Lease is not created (the instance is refused: nothing is made for it). */
   public Decision withoutLease() {
     return new Decision(state, deletions, start, false, deferStatus, startsExisting, reasonCode, wakeAt, notices,
         circuitTrips, audit, liveness);

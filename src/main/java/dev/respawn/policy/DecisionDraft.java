@@ -231,7 +231,11 @@ final class DecisionDraft {
           case RestartRequest -> "agent";
           default -> "system";
         };
-    return new AuditRecord(event.reason().auditEvent(), obs.namespace(), obs.instance(), state.run, cls, null,
+    // a run started from its checkpoint is told as a ResumeDecision, but the resume was decided (and audited with
+    // its verdict) at the failure: this line is the start's
+    EventReason named = event.reason() == EventReason.ResumeDecision && start != null ? EventReason.RestartStarted
+        : event.reason();
+    return new AuditRecord(named.auditEvent(), obs.namespace(), obs.instance(), state.run, cls, null,
         reasonCode != null ? reasonCode : last == null ? null : last.reasonCode(), 0, state.attempt,
         last == null ? 0 : last.maxAttempts(), now, actor);
   }

@@ -67,6 +67,11 @@ final class CountingSink implements DecisionSink {
   }
 
   @Override
+  public void refusalInDecision(AgentInstance instance, dev.respawn.controller.Refusal reason, java.time.Instant at) {
+    delegate.refusalInDecision(instance, reason, at);
+  }
+
+  @Override
   public void policyRejected(AgentRestartPolicy policy, dev.respawn.controller.Refusal reason, String message, java.time.Instant at) {
     delegate.policyRejected(policy, reason, message, at);
   }

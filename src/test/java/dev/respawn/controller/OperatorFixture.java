@@ -99,6 +99,11 @@ final class OperatorFixture implements AutoCloseable {
       }
 
       @Override
+      public void refusalInDecision(AgentInstance instance, Refusal reason, java.time.Instant at) {
+        reporting.refusalInDecision(instance, reason, at);
+      }
+
+      @Override
       public void policyRejected(dev.respawn.api.v1alpha1.AgentRestartPolicy policy, Refusal reason, String message, java.time.Instant at) {
         reporting.policyRejected(policy, reason, message, at);
       }

@@ -71,6 +71,16 @@ class WakeUpsTest {
   }
 
   @Test
+  void aWakeUpCenturiesAwayIsSetWithoutOverflow() {
+    // only a hand-edited status (nextRestartAt in the year 9999) asks for one
+    assertThat(WakeUps.nanos(Duration.ofDays(365L * 8000))).isEqualTo(Long.MAX_VALUE);
+    assertThat(WakeUps.nanos(Duration.ofSeconds(-5))).isZero();
+    assertThat(WakeUps.nanos(Duration.ofMillis(1500))).isEqualTo(1_500_000_000L);
+    wakeUps.set(new ResourceID("far", "ns"), Optional.of(Duration.ofDays(365L * 8000)));
+    assertThat(wakeUps.sizes()).containsExactly(1, 1);
+  }
+
+  @Test
   void nothingIsSetOnceStopped() {
     wakeUps.stop();
     wakeUps.set(new ResourceID("a", "ns"), Optional.of(Duration.ofMillis(10)));

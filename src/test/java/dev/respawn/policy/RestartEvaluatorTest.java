@@ -719,6 +719,30 @@ class RestartEvaluatorTest {
       assertThat(s.reconcile().start()).isPresent();
     }
 
+    /**
+     * §8: a run started from its checkpoint is told as a ResumeDecision Event (the start in its note), while its
+     * audit line is the start's: the resume_decision line with the verdict was the failure's.
+     */
+    @Test
+    void aResumedStartIsAResumeDecisionEventAndARestartStartedAuditLine() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.checkpoint("ckpt-17", "in_progress", true, true);
+      Decision failure = s.exit(1, "Error", "network_timeout");
+      assertThat(failure.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("resume_decision");
+        assertThat(a.eligible()).isTrue();
+      });
+      s.now = s.state.nextRestartAt;
+      Decision start = s.reconcile();
+      assertThat(start.start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).contains("ckpt-17"));
+      assertThat(start.event()).hasValueSatisfying(e -> {
+        assertThat(e.reason()).isEqualTo(EventReason.ResumeDecision);
+        assertThat(e.message()).startsWith("Resumed coder from checkpoint ckpt-17 (resume attempt 1)")
+            .contains("RestartStarted: Restart started for coder: pod coder-2 replaces coder-1");
+      });
+      assertThat(start.audit()).hasValueSatisfying(a -> assertThat(a.event()).isEqualTo("restart_started"));
+    }
+
     @Test
     void aManualRestartThatSkipsAResumeCooldownStillResumesFromTheCheckpoint() {
       // api.md §6: restart "skips a Backoff wait"; here the wait is a resume cool-down before resuming (§7)
