@@ -14,6 +14,9 @@ public final class RespawnCommand {
   private RespawnCommand() {}
 
   public static void main(String[] args) {
+    // before anything logs: logback reads the format when it starts
+    dev.respawn.observability.LogFormat.apply(System.getenv(dev.respawn.observability.LogFormat.VARIABLE),
+        System.err);
     CommandLine cli = withUsageErrors(new CommandLine(new RespawnCommand()));
     System.exit(cli.execute(withDefaultCommand(args, cli.getSubcommands().keySet())));
   }

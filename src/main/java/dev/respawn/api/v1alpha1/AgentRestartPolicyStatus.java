@@ -12,7 +12,8 @@ public class AgentRestartPolicyStatus {
   public Long observedGeneration;
 
   @JsonPropertyDescription("Accepted: True (reason Valid) or False (reason InvalidSpec or TierRestricted, "
-      + "the message names the field and the rule).")
+      + "the message names the field and the rule). DependencyOpen, with spec.dependencies: True (reason Open or "
+      + "HalfOpen, the message names each dependency not Closed) or False (reason AllClosed).")
   public List<StatusCondition> conditions;
 
   @JsonPropertyDescription("Number of AgentInstances that reference this policy.")

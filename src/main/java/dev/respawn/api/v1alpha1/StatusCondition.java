@@ -7,7 +7,7 @@ import java.util.Objects;
 /** A standard Kubernetes condition, described for `kubectl explain`. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class StatusCondition {
-  @JsonPropertyDescription("Condition type (Ready, Recovering, Escalated, Accepted).")
+  @JsonPropertyDescription("Condition type (Ready, Recovering, Escalated; on a policy Accepted, DependencyOpen).")
   public String type;
   @JsonPropertyDescription("True, False or Unknown.")
   public String status;
