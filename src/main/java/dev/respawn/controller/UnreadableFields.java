@@ -68,6 +68,9 @@ final class UnreadableFields {
         wanted = "true or false";
       } else if (t == String.class) {
         wanted = "a string";
+      } else if (t.isEnum()) {
+        wanted = "one of " + java.util.Arrays.stream(t.getEnumConstants()).map(Object::toString)
+            .collect(java.util.stream.Collectors.joining(", "));
       } else if (Collection.class.isAssignableFrom(t) || t.isArray()) {
         wanted = "a list";
       } else if (Map.class.isAssignableFrom(t) || !t.isPrimitive()) {

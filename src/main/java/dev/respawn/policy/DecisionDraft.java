@@ -173,7 +173,12 @@ final class DecisionDraft {
         sb.append(", message \"").append(f.message()).append('"');
       }
     }
-    String pod = f != null ? f.pod() : state.currentPod;
+    // what to inspect is the run that just ended: the last failure may be older (runs since restarted without
+    // failing, by exit code 42 or by hand, until the restart window was full; a lifecycle before a resume)
+    String pod = state.currentPod != null ? state.currentPod : f != null ? f.pod() : null;
+    if (f != null && pod != null && !pod.equals(f.pod())) {
+      sb.append(". Last run: pod ").append(pod).append(", ended without a failure");
+    }
     String checklist = ". Inspect: kubectl logs " + (pod == null ? "<pod>" : pod) + " -n " + obs.namespace()
         + "; kubectl describe agentinstance " + obs.instance() + " -n " + obs.namespace()
         + ". Continue: kubectl annotate agentinstance " + obs.instance()

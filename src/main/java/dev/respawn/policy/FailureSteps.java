@@ -30,7 +30,8 @@ final class FailureSteps {
       s.terminalReason = TerminalReason.CleanExit;
       s.nextRestartAt = null;
       s.waitingFor = null; // a probe that finished waits for nothing; the dependency picks another
-      d.decided(DecisionAction.None, ReasonCode.CLEAN_EXIT, 0, Duration.ZERO, null, null, 0, "system");
+      d.decided(DecisionAction.None, ReasonCode.CLEAN_EXIT, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
+          "system");
       return;
     }
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(d.policy.restartRequestExitCode()).equals(e.exitCode())) {

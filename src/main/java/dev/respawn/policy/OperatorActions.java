@@ -38,7 +38,9 @@ final class OperatorActions {
       s.phase = Phase.Suspended;
       s.terminalReason = TerminalReason.OperatorShutdown;
       s.nextRestartAt = null;
-      d.decided(DecisionAction.Stop, ReasonCode.SUSPENDED, 0, Duration.ZERO, null, null, 0, "operator");
+      // maxAttempts: the open sequence's own (a cap of its class), kept for when it is unsuspended
+      d.decided(DecisionAction.Stop, ReasonCode.SUSPENDED, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
+          "operator");
     }
     refuseRequests(d, "the instance is suspended (spec.suspend: true)");
   }

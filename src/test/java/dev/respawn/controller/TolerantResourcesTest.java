@@ -53,6 +53,20 @@ class TolerantResourcesTest {
   }
 
   @Test
+  void anUnknownEnumValueNamesTheValuesItMayTake() {
+    // a status edited by hand on a cluster that skipped the schema: the rule says what the field may be
+    AgentInstance instance = serialization.unmarshal("""
+        apiVersion: respawn.dev/v1alpha1
+        kind: AgentInstance
+        metadata: {name: coder, namespace: agents}
+        spec: {template: {spec: {containers: [{name: agent, image: a}]}}}
+        status: {phase: Stopped}
+        """, AgentInstance.class);
+    assertThat(instance.unreadable().describe()).isEqualTo("status.phase: must be one of Pending, Starting, Running, "
+        + "Backoff, CircuitOpen, Escalated, Succeeded, Failed, Suspended (got \"Stopped\")");
+  }
+
+  @Test
   void aScalarOfAnotherJsonTypeIsNotTakenForTheWantedOne() {
     // what the schema refuses as "must be of type integer / boolean / string" is refused here too, not coerced
     AgentRestartPolicy policy = serialization.unmarshal(POLICY.replace("\"three\"", "\"3\"")

@@ -96,6 +96,50 @@ class RestartEvaluatorTest {
       assertThat(s.last.liveness().ready()).isTrue();
     }
 
+    /** Suspended or done in an open failure sequence: lastDecision keeps the sequence's maxAttempts (not 0). */
+    @Test
+    void aStopInAnOpenSequenceKeepsItsMaxAttempts() {
+      AgentSim s = sim(Specs.spec()).started(); // maxRetries 3
+      s.end(EndingKind.TERMINATED, "OOMKilled"); // capped at 2 retries
+      assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(2);
+      s.restartAndRun();
+      s.suspend = true;
+      s.reconcile();
+      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      assertThat(s.state.lastDecision.maxAttempts()).as("the OOM cap of the open sequence").isEqualTo(2);
+      AgentSim done = sim(Specs.spec()).started();
+      done.exit(1);
+      done.restartAndRun();
+      done.exit(0);
+      assertThat(done.state.phase).isEqualTo(Phase.Succeeded);
+      assertThat(done.state.lastDecision.maxAttempts()).isEqualTo(3);
+    }
+
+    /**
+     * §3: the Escalated message's "kubectl logs" names the run that just ended, also when the last failure is an
+     * older run's (runs since restarted themselves with exit 42 until the restart window was full).
+     */
+    @Test
+    void anEscalationAfterRestartsWithoutFailuresPointsAtTheRunThatEnded() {
+      AgentSim s = sim(Specs.window(Specs.spec(), 3, "1h")).started();
+      s.exit(1);
+      s.restartAndRun();
+      for (int n = 0; n < 3 && s.state.phase != Phase.Escalated; n++) {
+        s.exit(42); // restarted at once, in the same decision
+        if (s.state.phase != Phase.Escalated) {
+          s.running();
+        }
+      }
+      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+      assertThat(s.state.lastFailure.pod()).isEqualTo("coder-1");
+      String pod = s.state.currentPod;
+      assertThat(pod).isNotEqualTo("coder-1");
+      assertThat(s.last.event()).hasValueSatisfying(e -> assertThat(e.message())
+          .contains("Last failure: pod coder-1", "Last run: pod " + pod + ", ended without a failure",
+              "Inspect: kubectl logs " + pod + " -n agents")
+          .doesNotContain("kubectl logs coder-1 "));
+    }
+
     @Test
     void step1SuspendStopsTheRunAndClearingItStartsAFreshOne() {
       AgentSim s = sim(Specs.spec()).started();

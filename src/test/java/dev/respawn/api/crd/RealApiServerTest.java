@@ -191,7 +191,9 @@ class RealApiServerTest {
         r.getMetadata().setName(name);
         r.getMetadata().setNamespace(NAMESPACE);
         r.getMetadata().setLabels(Map.of(RUN_LABEL, run));
-        client.genericKubernetesResources(KINDS.get(r.getKind())).inNamespace(NAMESPACE).resource(r).create();
+        // strict: a field the schema does not know (a misspelling) is refused, not pruned in silence
+        client.genericKubernetesResources(KINDS.get(r.getKind())).inNamespace(NAMESPACE).resource(r)
+            .fieldValidation(io.fabric8.kubernetes.client.dsl.FieldValidateable.Validation.STRICT).create();
         assertThat(get(r.getKind(), name)).as("%s %s from %s", r.getKind(), name, file).isNotNull();
         accepted++;
       }
