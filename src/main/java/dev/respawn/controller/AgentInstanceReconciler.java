@@ -57,6 +57,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final UnwrittenStarts unwritten = new UnwrittenStarts();
   private final RunLeases leaseNames = new RunLeases();
   private final WakeUps wakeUps = new WakeUps();
+  private final Commits commits;
   private final ReconcileGate gate;
   private InformerEventSource<Pod, AgentInstance> pods;
   private InformerEventSource<Lease, AgentInstance> leases;
@@ -74,6 +75,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     this.renewals = new RenewalClock(settings.clock());
     this.deletions = new RecentDeletions(settings.clock());
     this.sink = sink;
+    this.commits = new Commits(sink, unwritten);
   }
 
   public RenewalClock renewals() {
@@ -97,6 +99,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     // and every other Lease a run of it renewed (spec.heartbeat.leaseName was edited)
     leaseNames.forget(instance.getMetadata().getUid()).forEach(name -> renewals.forget(ns, name));
     unwritten.gone(instance.getMetadata().getUid());
+    commits.forget(instance.getMetadata().getUid());
     wakeUps.cancel(ResourceID.fromResource(instance));
     sink.forget(instance);
   }
@@ -161,6 +164,10 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Instant now = settings.clock().instant();
     var resolved = resolver.resolve(instance);
     InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
+    Optional<Optional<Duration>> settled = commits.settle(instance, writer, d -> currentPod(context, d));
+    if (settled.isPresent()) {
+      return settled.get(); // a decision owed to status was written first: decided again on it
+    }
     String unreadable = java.util.stream.Stream.concat(java.util.stream.Stream.of(instance.unreadable().describe()),
         InstanceSpecRules.check(instance).stream().map(Violation::toString)).filter(p -> !p.isEmpty())
         .collect(java.util.stream.Collectors.joining("; "));
@@ -197,7 +204,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     boolean specLeaseExists = runLease.equals(specLease) ? lease != null
         : leases.get(new ResourceID(specLease, ns)).isPresent();
     Sighting sighted = InstanceSighting.of(instance, state, cached, directGet, runLease, lease, specLeaseExists,
-        renewals, now).withDependencies(resolver.circuits(instance));
+        renewals, now).withDependencies(resolver.circuits(instance)).withStartUntold(!unwritten.holds(uid));
     Optional<PodFacts> vanished = unwritten.vanished(uid, state, cached, directGet, now);
     // gone already: the decision's delete of it needs no API call
     vanished.ifPresent(p -> deletions.record(p.uid()));
@@ -226,25 +233,18 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
           .ifPresent(actions::clearVerdict);
     }
     rememberUnwritten(uid, state, decision, ns);
-    boolean written = decision.deferStatus() || refused.map(r -> writer.write(decision, r.reason(), r.message()))
-        .orElseGet(() -> writer.write(decision));
-    if (!written) {
-      return Optional.empty(); // the instance was deleted meanwhile
-    }
-    // committed: only now is it told (Events, audit line, metrics); a failed write above leaves no trace. One
-    // decision, one Event (api.md §8): a refusal shown for the first time rides in the decision's Event
-    sink.decisionTook(took);
+    // one decision, one Event (api.md §8): a refusal shown for the first time rides in the decision's Event
     boolean refusalInEvent = !refusalShown && !decision.notices().isEmpty();
     Decision told = refusalInEvent ? decision.withNotice(refused.get().reason().notice(refused.get().message()))
         : decision;
-    Pod pod = currentPod(context, decision);
-    if (decision.deferStatus()) {
-      // a start whose status waits is told when status shows it, with the write that does
-      unwritten.holdTelling(uid, () -> sink.decided(instance, told, pod));
-    } else {
-      unwritten.tellHeld(uid);
-      sink.decided(instance, told, pod);
+    Optional<Refused> refusal = refused;
+    Commits.Commit commit = new Commits.Commit(decision, told, w -> refusal.map(r -> w.write(decision,
+        r.reason(), r.message())).orElseGet(() -> w.write(decision)));
+    // committed, then told (Events, audit line, metrics): a failed write leaves no trace (but is owed, see Commits)
+    if (!commits.commitThenTell(instance, commit, writer, currentPod(context, decision))) {
+      return Optional.empty(); // the instance was deleted meanwhile
     }
+    sink.decisionTook(took);
     if (refusalInEvent) {
       sink.refusalInDecision(instance, refused.get().reason(), now);
     } else if (!refusalShown) {

@@ -58,6 +58,14 @@ final class UnwrittenStarts {
     });
   }
 
+  /**
+   * Whether this process made a start of the instance that status does not show yet, or holds its telling: a
+   * next run's pod it did not make (a process before it did, and stopped before telling) is told when taken up.
+   */
+  boolean holds(String instanceUid) {
+    return byInstance.containsKey(instanceUid) || untold.containsKey(instanceUid);
+  }
+
   /** Status was written: the start told now, before the decision that wrote it. */
   void tellHeld(String instanceUid) {
     Runnable tell = untold.remove(instanceUid);

@@ -17,7 +17,7 @@ import java.util.Optional;
 public record Observation(String namespace, String instance, boolean suspend, Optional<PodView> pod,
     Optional<RunEnding> ending, Map<OperatorRequest, Request> requests,
     Optional<LeaseView> lease, Optional<LeaseView> checkpointLease, boolean leaseExists, List<PodFacts> earlierRuns,
-    Optional<PodFacts> nextRun, Map<String, DependencyCircuit> dependencies) {
+    Optional<PodFacts> nextRun, Map<String, DependencyCircuit> dependencies, boolean startUntold) {
 
   public Observation {
     earlierRuns = List.copyOf(earlierRuns);
@@ -38,6 +38,7 @@ public record Observation(String namespace, String instance, boolean suspend, Op
   Observation atNextRun(Sighting seen) {
     PodFacts next = nextRun.orElseThrow();
     return new Observation(namespace, instance, suspend, Optional.of(next.view()), next.ending(), requests,
-        seen.leaseOf(next.name()), checkpointLease, leaseExists, earlierRuns, Optional.empty(), dependencies);
+        seen.leaseOf(next.name()), checkpointLease, leaseExists, earlierRuns, Optional.empty(), dependencies,
+        false);
   }
 }

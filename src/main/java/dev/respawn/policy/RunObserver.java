@@ -60,7 +60,7 @@ public final class RunObserver {
     }
     Observation o = new Observation(seen.namespace(), seen.instance(), seen.suspend(), view, ending,
         seen.requests(), seen.leaseOf(state.currentPod), seen.checkpointLease(), seen.leaseExists(), earlier, next,
-        seen.dependencies());
+        seen.dependencies(), seen.startUntold());
     return new Observed(state, o);
   }
 

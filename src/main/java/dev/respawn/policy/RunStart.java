@@ -19,7 +19,8 @@ final class RunStart {
   /**
    * Starts the next run when it is due; returns true when it did. When the run's pod exists already
    * (a start decided before whose status was not written), the bookkeeping is done again as of the
-   * pod's creation, without a create and without notices: they were given when it was made.
+   * pod's creation, without a create and without notices (they go with the start's own status write), unless the
+   * sighting says its start was never told (made by an operator process that stopped before that write).
    */
   static boolean startIfDue(DecisionDraft d) {
     InstanceState s = d.state;
@@ -35,7 +36,7 @@ final class RunStart {
     if (s.nextRestartAt != null && at.isBefore(s.nextRestartAt)) {
       at = s.nextRestartAt;
     }
-    boolean tell = existing.isEmpty();
+    boolean tell = existing.isEmpty() || d.obs.startUntold();
     trial(d, at, tell);
     s.run += 1;
     String podName = d.instance() + "-" + s.run;

@@ -18,7 +18,15 @@ import java.util.Optional;
  */
 public record Sighting(String namespace, String instance, String instanceUid, boolean suspend, List<PodFacts> pods,
     boolean leaseExists, Optional<LeaseView> lease, String leaseHolder, Map<OperatorRequest, Request> requests,
-    Map<String, DependencyCircuit> dependencies) {
+    Map<String, DependencyCircuit> dependencies, boolean startUntold) {
+
+  /** A sighting whose next run's pod, if one exists, was made by the one who decides now (its start is told). */
+  public Sighting(String namespace, String instance, String instanceUid, boolean suspend, List<PodFacts> pods,
+      boolean leaseExists, Optional<LeaseView> lease, String leaseHolder, Map<OperatorRequest, Request> requests,
+      Map<String, DependencyCircuit> dependencies) {
+    this(namespace, instance, instanceUid, suspend, pods, leaseExists, lease, leaseHolder, requests, dependencies,
+        false);
+  }
 
   public Sighting {
     pods = List.copyOf(pods);
@@ -29,7 +37,17 @@ public record Sighting(String namespace, String instance, String instanceUid, bo
   /** The same sighting, with the shared circuits of the policy's dependencies (from the policy's status). */
   public Sighting withDependencies(Map<String, DependencyCircuit> circuits) {
     return new Sighting(namespace, instance, instanceUid, suspend, pods, leaseExists, lease, leaseHolder,
-        requests, circuits);
+        requests, circuits, startUntold);
+  }
+
+  /**
+   * The same sighting, saying whether a next run's pod that exists was made without its start being told: by an
+   * operator process that stopped before status showed it (the telling waits for that write). Taking it up
+   * then tells the start, once.
+   */
+  public Sighting withStartUntold(boolean untold) {
+    return new Sighting(namespace, instance, instanceUid, suspend, pods, leaseExists, lease, leaseHolder,
+        requests, dependencies, untold);
   }
 
   /** The same sighting, with one more pod (one the controller knows of that the caches no longer show). */
@@ -37,7 +55,7 @@ public record Sighting(String namespace, String instance, String instanceUid, bo
     List<PodFacts> more = new java.util.ArrayList<>(pods);
     more.add(pod);
     return new Sighting(namespace, instance, instanceUid, suspend, more, leaseExists, lease, leaseHolder,
-        requests, dependencies);
+        requests, dependencies, startUntold);
   }
 
   /**

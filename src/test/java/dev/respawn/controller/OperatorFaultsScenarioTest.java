@@ -1,0 +1,253 @@
+package dev.respawn.controller;
+
+import static dev.respawn.controller.OperatorFixture.at;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.EventReason;
+import dev.respawn.sandbox.Run;
+import dev.respawn.testsupport.ApiFaults;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Operator restarts and API faults in the middle of a restart cycle (api.md §3 "once, by the new operator", §8 every
+ * decision told once): a start whose telling waited for its status write, a status write that fails after the
+ * decision acted on the pods.
+ */
+class OperatorFaultsScenarioTest extends MockClusterScenario {
+
+  /** Every notice reason the operator's sink was told of, per instance. */
+  final List<String> told = new CopyOnWriteArrayList<>();
+
+  void observe() {
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, Decision decision, Pod pod) {
+        decision.notices().forEach(n -> told.add(instance.getMetadata().getName() + ":" + n.reason()));
+      }
+
+      @Override
+      public void policyRefused(AgentInstance instance, Refusal reason, String message, Instant at) {}
+    };
+  }
+
+  long toldCount(String instance, EventReason reason) {
+    return told.stream().filter((instance + ":" + reason)::equals).count();
+  }
+
+  long events(String instance, String reason) {
+    return f.events(instance).stream().filter(e -> reason.equals(e.getReason()))
+        .mapToLong(e -> e.getSeries() == null ? 1 : e.getSeries().getCount()).sum();
+  }
+
+  /**
+   * §3 "a restart scheduled before the operator died happens at nextRestartAt, once, by the new operator" and §8
+   * "Every decision is also one JSON audit log line": the start at nextRestartAt whose status write is deferred
+   * (its pod takes 3 s to start) is told (RestartStarted) once, also when the operator stops before status shows it.
+   */
+  @Test
+  void aDeferredStartIsToldOnceAcrossAnOperatorRestart() {
+    observe();
+    f.policy("slow", "backoff: {type: Linear, initialDelay: 1s, maxDelay: 1s}\nresetAfter: 30m");
+    f.kubelet.script("defer", Run.exit(1).after(Duration.ofMillis(300)),
+        Run.runForever().startAfter(Duration.ofSeconds(4)));
+    f.instance("defer", "slow");
+    f.awaitInstance("defer", i -> i.getStatus().phase == Phase.Backoff);
+    // the pod of run 2 is made, its status write waits for it to run
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL)
+        .until(() -> f.podsEverCreated("defer").contains("defer-2"));
+    assertThat(f.get("defer").getStatus().run).as("the start's status write waits").isEqualTo(1);
+    f.stopOperator();
+    f.startOperator();
+    f.awaitInstance("defer", i -> at(i, 2, Phase.Running));
+    f.holdsFor(Duration.ofMillis(1500), () -> 0, x -> true);
+    assertThat(f.podsEverCreated("defer")).containsExactly("defer-1", "defer-2");
+    assertThat(f.get("defer").getStatus().restarts).isEqualTo(1);
+    assertThat(events("defer", "RestartStarted")).as("RestartStarted Events of defer-2: %s", f.events("defer"))
+        .isEqualTo(1);
+  }
+
+  /**
+   * §8 "Every decision is also one JSON audit log line" / one Event: the failure's status write reaches the store but
+   * its answer is lost (a 500 after the write was applied). The failure must still be told once.
+   */
+  @Test
+  void aFailureWhoseStatusWriteAnswerWasLostIsToldOnce() {
+    observe();
+    f.policy("slow", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nresetAfter: 30m");
+    f.kubelet.script("lostanswer", Run.runForever());
+    f.instance("lostanswer", "slow");
+    f.awaitInstance("lostanswer", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicInteger hit = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse after(RecordedRequest r, MockResponse handled) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/lostanswer/status")
+            && hit.getAndIncrement() == 0) {
+          return ApiFaults.status(500, "InternalError", "the answer was lost");
+        }
+        return handled;
+      }
+    });
+    f.kubelet.terminate("lostanswer-1", 1, "Error", "network_timeout: upstream");
+    f.awaitInstance("lostanswer", i -> i.getStatus().phase == Phase.Backoff);
+    f.holdsFor(Duration.ofMillis(3000), () -> 0, x -> true);
+    f.api.faults(ApiFaults.NONE);
+    assertThat(hit.get()).isPositive();
+    assertThat(f.get("lostanswer").getStatus().attempt).isEqualTo(1);
+    assertThat(f.get("lostanswer").getStatus().history).hasSize(1);
+    assertThat(toldCount("lostanswer", EventReason.RestartFailed) + toldCount("lostanswer", EventReason.RestartScheduled))
+        .as("told: %s; Events: %s", told, f.events("lostanswer")).isPositive();
+    assertThat(events("lostanswer", "RestartFailed")).as("Events: %s", f.events("lostanswer")).isEqualTo(1);
+  }
+
+  dev.respawn.observability.RestartMetrics jarMetrics;
+
+  /** An operator whose client retries as the jar's does (OperatorCommand: withRequestRetryBackoffLimit(2)). */
+  void jarLikeOperator() {
+    f.stopOperator();
+    var client = f.api.newClient(b -> b.withUserAgent(OperatorFixture.OPERATOR_AGENT).withRequestRetryBackoffLimit(2));
+    var events = new dev.respawn.observability.KubeEventRecorder(client, "respawn-test", f.settings.clock(),
+        new dev.respawn.observability.KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
+    jarMetrics = new dev.respawn.observability.RestartMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    var reporting = new dev.respawn.observability.ReportingSink(events, jarMetrics);
+    DecisionSink both = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance instance, Decision decision, Pod pod) {
+        reporting.decided(instance, decision, pod);
+        decision.notices().forEach(n -> told.add(instance.getMetadata().getName() + ":" + n.reason()));
+      }
+
+      @Override
+      public void policyRefused(AgentInstance instance, Refusal reason, String message, Instant at) {
+        reporting.policyRefused(instance, reason, message, at);
+      }
+
+      @Override
+      public void flushPending() {
+        reporting.flushPending();
+      }
+
+      @Override
+      public void close() {
+        reporting.close();
+      }
+    };
+    f.operator = new RespawnOperator(client, f.settings, both, java.util.Optional.empty()).start();
+  }
+
+  /**
+   * §3 step 3 / §6 "restart now ... Not a failure": a one-second API server outage (5xx, longer than the jar's client
+   * retries) hits the status write of the decision that deleted the live pod for a restart request. The retried
+   * reconcile must not take the pod the operator deleted itself for a failure (ContextReset, attempt 1).
+   */
+  @Test
+  void aRestartRequestWhoseStatusWriteHitABriefOutageIsNoFailure() {
+    jarLikeOperator();
+    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
+    f.kubelet.script("blip", Run.runForever(), Run.runForever());
+    f.instance("blip", "plain");
+    f.awaitInstance("blip", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicReference<Instant> until = new java.util.concurrent.atomic.AtomicReference<>();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/blip/status")) {
+          until.compareAndSet(null, Instant.now().plusMillis(1500));
+          if (Instant.now().isBefore(until.get())) {
+            return ApiFaults.status(503, "ServiceUnavailable", "the API server is briefly unavailable");
+          }
+        }
+        return null;
+      }
+    });
+    f.annotate("blip", AgentInstance.RESTART_ANNOTATION, "r1");
+    AgentInstance running = f.awaitInstance("blip", i -> at(i, 2, Phase.Running));
+    f.api.faults(ApiFaults.NONE);
+    assertThat(until.get()).as("the outage was hit").isNotNull();
+    var st = running.getStatus();
+    assertThat(st.attempt).as("not a failure: %s", f.describe("blip")).isZero();
+    assertThat(st.lastFailure).isNull();
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(st.lastRestart.kind.toString()).isEqualTo("Manual");
+  }
+
+  /**
+   * §8: with backoff Immediate the failure and the next run's start are one decision. A brief API server outage (5xx
+   * longer than the jar's client retries) on its status write: the retry takes up the pod made (startsExisting, "no
+   * notices: they were given when it was made") although nothing was told then. RestartStarted must be told once.
+   */
+  @Test
+  void anImmediateRestartWhoseStatusWriteHitABriefOutageIsToldStarted() {
+    jarLikeOperator();
+    f.policy("now", "backoff: {type: Immediate}\nresetAfter: 30m");
+    f.kubelet.script("imm", Run.runForever(), Run.runForever());
+    f.instance("imm", "now");
+    f.awaitInstance("imm", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicReference<Instant> until = new java.util.concurrent.atomic.AtomicReference<>();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/imm/status")) {
+          until.compareAndSet(null, Instant.now().plusMillis(1500));
+          if (Instant.now().isBefore(until.get())) {
+            return ApiFaults.status(503, "ServiceUnavailable", "the API server is briefly unavailable");
+          }
+        }
+        return null;
+      }
+    });
+    f.kubelet.terminate("imm-1", 1, "Error", "network_timeout: upstream");
+    AgentInstance running = f.awaitInstance("imm", i -> at(i, 2, Phase.Running));
+    f.api.faults(ApiFaults.NONE);
+    f.holdsFor(Duration.ofMillis(1000), () -> 0, x -> true);
+    assertThat(until.get()).as("the outage was hit").isNotNull();
+    assertThat(running.getStatus().restarts).isEqualTo(1);
+    assertThat(running.getStatus().attempt).isEqualTo(1);
+    assertThat(f.podsEverCreated("imm")).containsExactly("imm-1", "imm-2");
+    assertThat(running.getStatus().lastFailure.message).as("the failure as it ended: %s", f.describe("imm"))
+        .isEqualTo("network_timeout: upstream");
+    assertThat(running.getStatus().lastFailure.exitCode).isEqualTo(1);
+    assertThat(toldCount("imm", EventReason.RestartFailed)).as("told %s", told).isEqualTo(1);
+    double started = jarMetrics.registry().find("respawn.restart.attempts").tag("result", "started").counters().stream()
+        .mapToDouble(c -> c.count()).sum();
+    assertThat(toldCount("imm", EventReason.RestartStarted)).as("told %s; started metric %s", told, started)
+        .isEqualTo(1);
+  }
+
+  /** §6 "each distinct value is acted on once": a request made while the operator is down, then another restart. */
+  @Test
+  void aRequestMadeWhileTheOperatorIsDownIsActedOnOnce() {
+    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
+    f.kubelet.script("down", Run.runForever(), Run.runForever(), Run.runForever());
+    f.instance("down", "plain");
+    f.awaitInstance("down", i -> at(i, 1, Phase.Running));
+    f.stopOperator();
+    f.annotate("down", AgentInstance.RESTART_ANNOTATION, "r1");
+    f.startOperator();
+    f.awaitInstance("down", i -> at(i, 2, Phase.Running));
+    f.holdsFor(Duration.ofMillis(1500), () -> 0, x -> true);
+    f.stopOperator();
+    f.api.requests().clear();
+    f.startOperator();
+    f.holdsFor(Duration.ofMillis(2500), () -> f.podsEverCreated("down"), p -> p.size() == 2);
+    assertThat(f.operatorWrites()).isEmpty();
+    var st = f.get("down").getStatus();
+    assertThat(st.attempt).isZero();
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(events("down", "RestartRequested")).isEqualTo(1);
+    assertThat(events("down", "RestartStarted") + f.events("down").stream().filter(e -> e.getNote() != null
+        && e.getNote().contains("RestartStarted")).count()).isGreaterThanOrEqualTo(1);
+  }
+}
