@@ -159,19 +159,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.kubelet.script("blip", Run.runForever(), Run.runForever());
     f.instance("blip", "plain");
     f.awaitInstance("blip", i -> at(i, 1, Phase.Running));
-    java.util.concurrent.atomic.AtomicReference<Instant> until = new java.util.concurrent.atomic.AtomicReference<>();
-    f.api.faults(new ApiFaults() {
-      @Override
-      public MockResponse before(RecordedRequest r) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/blip/status")) {
-          until.compareAndSet(null, Instant.now().plusMillis(1500));
-          if (Instant.now().isBefore(until.get())) {
-            return ApiFaults.status(503, "ServiceUnavailable", "the API server is briefly unavailable");
-          }
-        }
-        return null;
-      }
-    });
+    java.util.concurrent.atomic.AtomicReference<Instant> until = briefStatusOutage("blip");
     f.annotate("blip", AgentInstance.RESTART_ANNOTATION, "r1");
     AgentInstance running = f.awaitInstance("blip", i -> at(i, 2, Phase.Running));
     f.api.faults(ApiFaults.NONE);
@@ -195,19 +183,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.kubelet.script("imm", Run.runForever(), Run.runForever());
     f.instance("imm", "now");
     f.awaitInstance("imm", i -> at(i, 1, Phase.Running));
-    java.util.concurrent.atomic.AtomicReference<Instant> until = new java.util.concurrent.atomic.AtomicReference<>();
-    f.api.faults(new ApiFaults() {
-      @Override
-      public MockResponse before(RecordedRequest r) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/imm/status")) {
-          until.compareAndSet(null, Instant.now().plusMillis(1500));
-          if (Instant.now().isBefore(until.get())) {
-            return ApiFaults.status(503, "ServiceUnavailable", "the API server is briefly unavailable");
-          }
-        }
-        return null;
-      }
-    });
+    java.util.concurrent.atomic.AtomicReference<Instant> until = briefStatusOutage("imm");
     f.kubelet.terminate("imm-1", 1, "Error", "network_timeout: upstream");
     AgentInstance running = f.awaitInstance("imm", i -> at(i, 2, Phase.Running));
     f.api.faults(ApiFaults.NONE);
@@ -249,5 +225,26 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     assertThat(events("down", "RestartRequested")).isEqualTo(1);
     assertThat(events("down", "RestartStarted") + f.events("down").stream().filter(e -> e.getNote() != null
         && e.getNote().contains("RestartStarted")).count()).isGreaterThanOrEqualTo(1);
+  }
+
+  /**
+   * From the first status write of {@code instance} on, 1.5 s of 503s on its status writes (longer than the jar
+   * client's retries); the returned reference holds when the outage ends, once it began.
+   */
+  java.util.concurrent.atomic.AtomicReference<Instant> briefStatusOutage(String instance) {
+    java.util.concurrent.atomic.AtomicReference<Instant> until = new java.util.concurrent.atomic.AtomicReference<>();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/" + instance + "/status")) {
+          until.compareAndSet(null, Instant.now().plusMillis(1500));
+          if (Instant.now().isBefore(until.get())) {
+            return ApiFaults.status(503, "ServiceUnavailable", "the API server is briefly unavailable");
+          }
+        }
+        return null;
+      }
+    });
+    return until;
   }
 }
