@@ -164,7 +164,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Instant now = settings.clock().instant();
     var resolved = resolver.resolve(instance);
     InstanceStatusWriter writer = new InstanceStatusWriter(instance, context, now);
-    Optional<Optional<Duration>> settled = commits.settle(instance, writer, d -> currentPod(context, d));
+    Optional<Optional<Duration>> settled = commits.settle(instance, writer);
     if (settled.isPresent()) {
       return settled.get(); // a decision owed to status was written first: decided again on it
     }
@@ -238,18 +238,22 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Decision told = refusalInEvent ? decision.withNotice(refused.get().reason().notice(refused.get().message()))
         : decision;
     Optional<Refused> refusal = refused;
-    Commits.Commit commit = new Commits.Commit(decision, told, w -> refusal.map(r -> w.write(decision,
-        r.reason(), r.message())).orElseGet(() -> w.write(decision)));
+    Pod pod = currentPod(context, decision);
+    Runnable tell = () -> {
+      sink.decided(instance, told, pod);
+      if (refusalInEvent) {
+        sink.refusalInDecision(instance, refusal.get().reason(), now);
+      } else if (!refusalShown) {
+        sink.policyRefused(instance, refusal.get().reason(), refusal.get().message(), now);
+      }
+    };
+    Commits.Commit commit = new Commits.Commit(decision, instance.getMetadata().getGeneration(), w -> refusal
+        .map(r -> w.write(decision, r.reason(), r.message())).orElseGet(() -> w.write(decision)), tell);
     // committed, then told (Events, audit line, metrics): a failed write leaves no trace (but is owed, see Commits)
-    if (!commits.commitThenTell(instance, commit, writer, currentPod(context, decision))) {
+    if (!commits.commitThenTell(instance, commit, writer)) {
       return Optional.empty(); // the instance was deleted meanwhile
     }
     sink.decisionTook(took);
-    if (refusalInEvent) {
-      sink.refusalInDecision(instance, refused.get().reason(), now);
-    } else if (!refusalShown) {
-      sink.policyRefused(instance, refused.get().reason(), refused.get().message(), now);
-    }
     // from the time this reconcile ends, not when it began: its writes took time (measured from the start, every
     // backoff would be late by this reconcile's duration)
     return decision.wakeAt().map(at -> Duration.between(settings.clock().instant(), at))

@@ -2,13 +2,13 @@ package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.policy.Decision;
-import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Commit first, then tell: a decision's status is written, and only then is it told (Event, audit line, metrics).
@@ -19,15 +19,29 @@ import java.util.function.Predicate;
  * was away) is owed to status: decided anew on the status from before, its own deed would look like someone
  * else's (the pod its restart request deleted "vanished": a ContextReset failure, counted; the pod its failure's
  * Immediate restart made was taken up with nothing told). The next reconcile of the instance writes it first (or
- * finds that it landed after all), tells it, and decides again on it. Nothing of it survives an operator restart.
+ * finds that it landed after all), tells it, and decides again on it; the status it writes says the generation the
+ * decision saw. A write the server refuses for good (422, 403, ...), or that fails again {@value #SETTLE_ATTEMPTS}
+ * times, gives it up (the instance is decided anew, as if nothing were owed): such a status must not hold up every
+ * later decision. Nothing of it survives an operator restart.
  */
 final class Commits {
-  /** A decision, what it tells (its notices, maybe one more), and its status write (true when written). */
-  record Commit(Decision decision, Decision told, Predicate<InstanceStatusWriter> write) {}
+  /**
+   * A decision, the spec generation it was taken on, its status write (true when written) and its telling (its
+   * Event, audit line and metrics, and a refusal first shown with it).
+   */
+  record Commit(Decision decision, Long generation, Predicate<InstanceStatusWriter> write, Runnable tell) {}
+
+  private static final Logger LOG = LoggerFactory.getLogger(Commits.class);
 
   private final DecisionSink sink;
   private final UnwrittenStarts unwritten;
-  private final Map<String, Commit> owed = new ConcurrentHashMap<>();
+  /** How often an owed commit's write may fail again before it is given up. */
+  static final int SETTLE_ATTEMPTS = 2;
+
+  /** An owed commit and how often writing it failed again. */
+  private record Owed(Commit commit, int failures) {}
+
+  private final Map<String, Owed> owed = new ConcurrentHashMap<>();
 
   Commits(DecisionSink sink, UnwrittenStarts unwritten) {
     this.sink = sink;
@@ -35,7 +49,7 @@ final class Commits {
   }
 
   /** Writes the commit's status (unless it waits), then tells it; false when the instance is gone. */
-  boolean commitThenTell(AgentInstance instance, Commit commit, InstanceStatusWriter writer, Pod pod) {
+  boolean commitThenTell(AgentInstance instance, Commit commit, InstanceStatusWriter writer) {
     String uid = instance.getMetadata().getUid();
     boolean written;
     try {
@@ -43,7 +57,7 @@ final class Commits {
     } catch (RuntimeException e) {
       Decision d = commit.decision();
       if (!d.deletions().isEmpty() || (d.start().isPresent() && !d.startsExisting())) {
-        owed.put(uid, commit); // its pods were made or deleted: the next reconcile writes it first
+        owed.put(uid, new Owed(commit, 0)); // its pods were made or deleted: the next reconcile writes it first
       }
       throw e;
     }
@@ -51,10 +65,10 @@ final class Commits {
       return false;
     }
     if (commit.decision().deferStatus()) {
-      unwritten.holdTelling(uid, () -> sink.decided(instance, commit.told(), pod));
+      unwritten.holdTelling(uid, commit.tell());
     } else {
       unwritten.tellHeld(uid);
-      sink.decided(instance, commit.told(), pod);
+      commit.tell().run();
     }
     return true;
   }
@@ -63,26 +77,37 @@ final class Commits {
    * The instance's owed commit, written (or found landed) and told; empty when none is owed. Its wake-up: at once,
    * to decide again on the status it wrote (none when the instance is gone).
    */
-  Optional<Optional<Duration>> settle(AgentInstance instance, InstanceStatusWriter writer,
-      Function<Decision, Pod> podOf) {
+  Optional<Optional<Duration>> settle(AgentInstance instance, InstanceStatusWriter writer) {
     String uid = instance.getMetadata().getUid();
-    Commit due = owed.remove(uid);
-    if (due == null) {
+    Owed entry = owed.remove(uid);
+    if (entry == null) {
       return Optional.empty();
     }
+    Commit due = entry.commit();
     boolean landed = StatusMapper.toState(instance.getStatus()).equals(due.decision().state());
     boolean written;
     try {
-      written = landed || due.write().test(writer);
+      written = landed || due.write().test(writer.observing(due.generation()));
     } catch (RuntimeException e) {
-      owed.put(uid, due);
+      if (refusedForGood(e) || entry.failures() + 1 >= SETTLE_ATTEMPTS) {
+        LOG.warn("The status of a decision of {}/{} could not be written again ({}); it is decided anew",
+            instance.getMetadata().getNamespace(), instance.getMetadata().getName(), e.getMessage());
+      } else {
+        owed.put(uid, new Owed(due, entry.failures() + 1)); // the server is away or busy: owed still
+      }
       throw e;
     }
     if (written) {
       unwritten.tellHeld(uid);
-      sink.decided(instance, due.told(), podOf.apply(due.decision()));
+      due.tell().run();
     }
     return Optional.of(written ? Optional.of(Duration.ZERO) : Optional.empty());
+  }
+
+  /** A refusal the same write will meet again (422 invalid, 403 forbidden, ...), not a conflict or a busy server. */
+  private static boolean refusedForGood(RuntimeException e) {
+    return e instanceof io.fabric8.kubernetes.client.KubernetesClientException k && k.getCode() >= 400
+        && k.getCode() < 500 && k.getCode() != 409 && k.getCode() != 429;
   }
 
   /** The instance is gone. */

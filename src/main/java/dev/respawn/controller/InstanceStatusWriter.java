@@ -24,11 +24,25 @@ final class InstanceStatusWriter {
   private final AgentInstance instance;
   private final Context<AgentInstance> context;
   private final Instant now;
+  private final Long generation;
 
   InstanceStatusWriter(AgentInstance instance, Context<AgentInstance> context, Instant now) {
+    this(instance, context, now, instance.getMetadata().getGeneration());
+  }
+
+  private InstanceStatusWriter(AgentInstance instance, Context<AgentInstance> context, Instant now, Long generation) {
     this.instance = instance;
     this.context = context;
     this.now = now;
+    this.generation = generation;
+  }
+
+  /**
+   * This writer, but its status says it observed {@code observed}: a decision taken on an older spec and written
+   * late (Commits) must not claim to have seen the newer one.
+   */
+  InstanceStatusWriter observing(Long observed) {
+    return new InstanceStatusWriter(instance, context, now, observed);
   }
 
   /** Writes the decision's status when it changed; false when the instance is gone (deleted meanwhile). */
@@ -56,7 +70,7 @@ final class InstanceStatusWriter {
 
   private boolean write(Decision decision, List<StatusCondition> conditions) {
     AgentInstanceStatus status = StatusMapper.toStatus(decision.state());
-    status.observedGeneration = instance.getMetadata().getGeneration();
+    status.observedGeneration = generation;
     status.conditions = Conditions.merge(previous(), conditions, status.observedGeneration, now);
     return patchIfChanged(status) != Outcome.GONE;
   }

@@ -4,13 +4,16 @@ import static dev.respawn.controller.OperatorFixture.at;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.PolicyReference;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.EventReason;
 import dev.respawn.sandbox.Run;
 import dev.respawn.testsupport.ApiFaults;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +33,8 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
 
   /** Every notice reason the operator's sink was told of, per instance. */
   final List<String> told = new CopyOnWriteArrayList<>();
+  /** The refusals the jar-like operator's sink was told of. */
+  final List<String> refusals = new CopyOnWriteArrayList<>();
 
   void observe() {
     f.observer = new DecisionSink() {
@@ -131,7 +137,14 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
 
       @Override
       public void policyRefused(AgentInstance instance, Refusal reason, String message, Instant at) {
+        refusals.add("event+audit:" + reason);
         reporting.policyRefused(instance, reason, message, at);
+      }
+
+      @Override
+      public void refusalInDecision(AgentInstance instance, Refusal reason, Instant at) {
+        refusals.add("audit:" + reason);
+        reporting.refusalInDecision(instance, reason, at);
       }
 
       @Override
@@ -159,7 +172,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.kubelet.script("blip", Run.runForever(), Run.runForever());
     f.instance("blip", "plain");
     f.awaitInstance("blip", i -> at(i, 1, Phase.Running));
-    java.util.concurrent.atomic.AtomicReference<Instant> until = briefStatusOutage("blip");
+    AtomicReference<Instant> until = briefStatusOutage("blip");
     f.annotate("blip", AgentInstance.RESTART_ANNOTATION, "r1");
     AgentInstance running = f.awaitInstance("blip", i -> at(i, 2, Phase.Running));
     f.api.faults(ApiFaults.NONE);
@@ -183,7 +196,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.kubelet.script("imm", Run.runForever(), Run.runForever());
     f.instance("imm", "now");
     f.awaitInstance("imm", i -> at(i, 1, Phase.Running));
-    java.util.concurrent.atomic.AtomicReference<Instant> until = briefStatusOutage("imm");
+    AtomicReference<Instant> until = briefStatusOutage("imm");
     f.kubelet.terminate("imm-1", 1, "Error", "network_timeout: upstream");
     AgentInstance running = f.awaitInstance("imm", i -> at(i, 2, Phase.Running));
     f.api.faults(ApiFaults.NONE);
@@ -231,9 +244,15 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
    * From the first status write of {@code instance} on, 1.5 s of 503s on its status writes (longer than the jar
    * client's retries); the returned reference holds when the outage ends, once it began.
    */
-  java.util.concurrent.atomic.AtomicReference<Instant> briefStatusOutage(String instance) {
-    java.util.concurrent.atomic.AtomicReference<Instant> until = new java.util.concurrent.atomic.AtomicReference<>();
-    f.api.faults(new ApiFaults() {
+  AtomicReference<Instant> briefStatusOutage(String instance) {
+    AtomicReference<Instant> until = new AtomicReference<>();
+    f.api.faults(outage(instance, until));
+    return until;
+  }
+
+  /** The faults of {@link #briefStatusOutage}, {@code until} set at the first status write. */
+  static ApiFaults outage(String instance, AtomicReference<Instant> until) {
+    return new ApiFaults() {
       @Override
       public MockResponse before(RecordedRequest r) {
         if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/" + instance + "/status")) {
@@ -244,7 +263,155 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
         }
         return null;
       }
+    };
+  }
+
+  /**
+   * api.md §3 step 1 / §8 / §9: one edit suspends the instance and points it at a policy that does not exist. The
+   * decision (it deletes the live pod) hits a brief outage on its status write; the owed write later lands. The
+   * refusal must still be told (PolicyInvalid Event or notice, and its audit line), as it is without the outage.
+   */
+  @Test
+  void aRefusalFirstShownByAnOwedDecisionIsStillTold() {
+    jarLikeOperator();
+    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
+    f.kubelet.script("rs", Run.runForever(), Run.runForever());
+    f.instance("rs", "plain");
+    f.awaitInstance("rs", i -> at(i, 1, Phase.Running));
+    AtomicReference<Instant> until = briefStatusOutage("rs");
+    f.edit("rs", i -> {
+      i.getSpec().suspend = true;
+      i.getSpec().policyRef = new PolicyReference("missing");
+      return i;
     });
-    return until;
+    f.awaitInstance("rs", i -> i.getStatus().phase == Phase.Suspended);
+    f.holdsFor(Duration.ofMillis(2500), () -> 0, x -> true);
+    f.api.faults(ApiFaults.NONE);
+    assertThat(until.get()).as("the outage was hit").isNotNull();
+    assertThat(f.pods("rs")).isEmpty();
+    long policyInvalid = f.events("rs").stream().filter(e -> "PolicyInvalid".equals(e.getReason())
+        || e.getNote() != null && e.getNote().contains("PolicyNotFound")).count();
+    assertThat(refusals).as("the refusal's audit line; told %s; Events %s", told, f.events("rs")).isNotEmpty();
+    assertThat(policyInvalid).as("Events %s", f.events("rs")).isPositive();
+  }
+
+  /**
+   * Kubernetes' observedGeneration: status that says it observed generation N reflects spec N. A restart request's
+   * status write hits a brief outage (owed); meanwhile the user suspends the instance (generation 2). No status
+   * stored with observedGeneration 2 may show the instance not Suspended.
+   */
+  @Test
+  void anOwedDecisionIsNotWrittenAsObservingANewerSpec() {
+    jarLikeOperator();
+    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
+    f.kubelet.script("og", Run.runForever(), Run.runForever(), Run.runForever());
+    f.instance("og", "plain");
+    f.awaitInstance("og", i -> at(i, 1, Phase.Running));
+    long gen = f.get("og").getMetadata().getGeneration();
+    AtomicReference<Instant> until = new AtomicReference<>();
+    ApiFaults down = outage("og", until);
+    List<String> stored = new CopyOnWriteArrayList<>();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        return down.before(r);
+      }
+
+      @Override
+      public MockResponse after(RecordedRequest r, MockResponse handled) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/og/status")) {
+          try {
+            JsonNode st = Serialization.jsonMapper().readTree(new String(handled.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8)).path("status");
+            stored.add(st.path("observedGeneration").asLong() + ":" + st.path("phase").asText() + ":" + handled.code());
+          } catch (Exception e) {
+            stored.add("?" + e);
+          }
+        }
+        return handled;
+      }
+    });
+    f.annotate("og", AgentInstance.RESTART_ANNOTATION, "r1");
+    await().atMost(Duration.ofSeconds(5)).until(() -> until.get() != null);
+    f.edit("og", i -> {
+      i.getSpec().suspend = true;
+      return i;
+    });
+    f.awaitInstance("og", i -> i.getStatus().phase == Phase.Suspended);
+    f.holdsFor(Duration.ofMillis(1000), () -> 0, x -> true);
+    f.api.faults(ApiFaults.NONE);
+    assertThat(f.get("og").getMetadata().getGeneration()).isGreaterThan(gen);
+    long newGen = f.get("og").getMetadata().getGeneration();
+    assertThat(stored).as("statuses stored (observedGeneration:phase)")
+        .filteredOn(s -> s.startsWith(newGen + ":")).allMatch(s -> s.contains(":Suspended:"));
+  }
+
+  /**
+   * An owed decision whose status the API server refuses for good (a 422: e.g. an admission policy, a schema rule)
+   * must not block every later decision of the instance: the user's suspend (whose own status is accepted) shows.
+   */
+  @Test
+  void anOwedWriteThatFailsForeverDoesNotBlockTheUsersSuspend() {
+    jarLikeOperator();
+    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
+    f.kubelet.script("blk", Run.runForever(), Run.runForever(), Run.runForever());
+    f.instance("blk", "plain");
+    f.awaitInstance("blk", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/blk/status")
+            && new String(r.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8).contains("\"Backoff\"")) {
+          refused.incrementAndGet();
+          return ApiFaults.status(422, "Invalid", "status.phase: Backoff refused by an admission policy");
+        }
+        return null;
+      }
+    });
+    f.annotate("blk", AgentInstance.RESTART_ANNOTATION, "r1");
+    await().atMost(Duration.ofSeconds(5)).until(() -> refused.get() > 0);
+    f.edit("blk", i -> {
+      i.getSpec().suspend = true;
+      return i;
+    });
+    // given up after its write failed again twice (each failure waits out JOSDK's cache poll and its retry delay)
+    await().atMost(Duration.ofSeconds(90)).pollInterval(OperatorFixture.POLL)
+        .until(() -> f.get("blk").getStatus().phase == Phase.Suspended);
+  }
+
+  /**
+   * §8 one decision, told once: an Immediate restart (failure and next start in one decision, pods made) whose status
+   * write is applied but whose answer is lost (500 after the store changed). Owed, then found landed: told once, and
+   * status records the run once.
+   */
+  @Test
+  void anImmediateRestartWhoseAnswerWasLostIsToldOnceAndRecordedOnce() {
+    jarLikeOperator();
+    f.policy("now", "backoff: {type: Immediate}\nresetAfter: 30m");
+    f.kubelet.script("lost", Run.runForever(), Run.runForever());
+    f.instance("lost", "now");
+    f.awaitInstance("lost", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicInteger hit = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse after(RecordedRequest r, MockResponse handled) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/lost/status")
+            && hit.getAndIncrement() < 3) {
+          return ApiFaults.status(500, "InternalError", "the answer was lost");
+        }
+        return handled;
+      }
+    });
+    f.kubelet.terminate("lost-1", 1, "Error", "network_timeout: upstream");
+    f.awaitInstance("lost", i -> at(i, 2, Phase.Running));
+    f.holdsFor(Duration.ofMillis(2500), () -> 0, x -> true);
+    f.api.faults(ApiFaults.NONE);
+    var st = f.get("lost").getStatus();
+    assertThat(hit.get()).isPositive();
+    assertThat(f.podsEverCreated("lost")).containsExactly("lost-1", "lost-2");
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(st.history).hasSize(1);
+    assertThat(told.stream().filter("lost:RestartStarted"::equals).count()).as("told %s", told).isEqualTo(1);
+    assertThat(told.stream().filter("lost:RestartFailed"::equals).count()).as("told %s", told).isEqualTo(1);
   }
 }
