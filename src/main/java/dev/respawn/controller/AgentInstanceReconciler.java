@@ -232,7 +232,8 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       leases.get(new ResourceID(specLease, ns)).filter(HeartbeatLeases::carriesVerdict)
           .ifPresent(actions::clearVerdict);
     }
-    rememberUnwritten(uid, state, decision, ns);
+    // the pod made is in the cache: a create is told to it at once (PodActions)
+    unwritten.decided(uid, state, decision, name -> pods.get(new ResourceID(name, ns)));
     // one decision, one Event (api.md §8): a refusal shown for the first time rides in the decision's Event
     boolean refusalInEvent = !refusalShown && !decision.notices().isEmpty();
     Decision told = refusalInEvent ? decision.withNotice(refused.get().reason().notice(refused.get().message()))
@@ -258,17 +259,6 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     // backoff would be late by this reconcile's duration)
     return decision.wakeAt().map(at -> Duration.between(settings.clock().instant(), at))
         .map(delay -> (delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
-  }
-
-  /** A start whose status write waits is remembered until status shows it ({@link UnwrittenStarts}). */
-  private void rememberUnwritten(String uid, InstanceState status, Decision decision, String ns) {
-    if (!decision.deferStatus()) {
-      unwritten.forget(uid); // written now (or never to be: the instance is gone)
-    } else if (decision.state().run > status.run) {
-      // the pod made is in the cache: a create is told to it at once (PodActions)
-      pods.get(new ResourceID(decision.state().currentPod, ns))
-          .ifPresent(p -> unwritten.remember(uid, p, decision.state().run));
-    }
   }
 
   /** Why the instance is refused: the Ready condition's reason and message. */

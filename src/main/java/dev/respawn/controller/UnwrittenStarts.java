@@ -29,6 +29,19 @@ final class UnwrittenStarts {
   private final Map<String, Start> byInstance = new ConcurrentHashMap<>();
   private final Map<String, Runnable> untold = new ConcurrentHashMap<>();
 
+  /**
+   * After a decision: a start whose status write waits is remembered (its pod as {@code cached} shows it), any
+   * other decision writes status now (or never: the instance is gone), so nothing is left to remember.
+   */
+  void decided(String instanceUid, InstanceState status, dev.respawn.policy.Decision decision,
+      Function<String, Optional<Pod>> cached) {
+    if (!decision.deferStatus()) {
+      forget(instanceUid);
+    } else if (decision.state().run > status.run) {
+      cached.apply(decision.state().currentPod).ifPresent(p -> remember(instanceUid, p, decision.state().run));
+    }
+  }
+
   /** The decision started run {@code run} in {@code pod} and left its status unwritten. */
   void remember(String instanceUid, Pod pod, int run) {
     byInstance.put(instanceUid, new Start(pod.getMetadata().getName(), pod.getMetadata().getUid(), run,
