@@ -91,10 +91,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   @Test
   void aFailureWhoseStatusWriteAnswerWasLostIsToldOnce() {
     observe();
-    f.policy("slow", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nresetAfter: 30m");
-    f.kubelet.script("lostanswer", Run.runForever());
-    f.instance("lostanswer", "slow");
-    f.awaitInstance("lostanswer", i -> at(i, 1, Phase.Running));
+    running("lostanswer", "slow", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nresetAfter: 30m", 1);
     java.util.concurrent.atomic.AtomicInteger hit = new java.util.concurrent.atomic.AtomicInteger();
     f.api.faults(new ApiFaults() {
       @Override
@@ -168,10 +165,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   @Test
   void aRestartRequestWhoseStatusWriteHitABriefOutageIsNoFailure() {
     jarLikeOperator();
-    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
-    f.kubelet.script("blip", Run.runForever(), Run.runForever());
-    f.instance("blip", "plain");
-    f.awaitInstance("blip", i -> at(i, 1, Phase.Running));
+    running("blip", "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m", 2);
     AtomicReference<Instant> until = briefStatusOutage("blip");
     f.annotate("blip", AgentInstance.RESTART_ANNOTATION, "r1");
     AgentInstance running = f.awaitInstance("blip", i -> at(i, 2, Phase.Running));
@@ -192,10 +186,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   @Test
   void anImmediateRestartWhoseStatusWriteHitABriefOutageIsToldStarted() {
     jarLikeOperator();
-    f.policy("now", "backoff: {type: Immediate}\nresetAfter: 30m");
-    f.kubelet.script("imm", Run.runForever(), Run.runForever());
-    f.instance("imm", "now");
-    f.awaitInstance("imm", i -> at(i, 1, Phase.Running));
+    running("imm", "now", "backoff: {type: Immediate}\nresetAfter: 30m", 2);
     AtomicReference<Instant> until = briefStatusOutage("imm");
     f.kubelet.terminate("imm-1", 1, "Error", "network_timeout: upstream");
     AgentInstance running = f.awaitInstance("imm", i -> at(i, 2, Phase.Running));
@@ -218,10 +209,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   /** §6 "each distinct value is acted on once": a request made while the operator is down, then another restart. */
   @Test
   void aRequestMadeWhileTheOperatorIsDownIsActedOnOnce() {
-    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
-    f.kubelet.script("down", Run.runForever(), Run.runForever(), Run.runForever());
-    f.instance("down", "plain");
-    f.awaitInstance("down", i -> at(i, 1, Phase.Running));
+    running("down", "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m", 3);
     f.stopOperator();
     f.annotate("down", AgentInstance.RESTART_ANNOTATION, "r1");
     f.startOperator();
@@ -274,10 +262,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   @Test
   void aRefusalFirstShownByAnOwedDecisionIsStillTold() {
     jarLikeOperator();
-    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
-    f.kubelet.script("rs", Run.runForever(), Run.runForever());
-    f.instance("rs", "plain");
-    f.awaitInstance("rs", i -> at(i, 1, Phase.Running));
+    running("rs", "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m", 2);
     AtomicReference<Instant> until = briefStatusOutage("rs");
     f.edit("rs", i -> {
       i.getSpec().suspend = true;
@@ -303,10 +288,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   @Test
   void anOwedDecisionIsNotWrittenAsObservingANewerSpec() {
     jarLikeOperator();
-    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
-    f.kubelet.script("og", Run.runForever(), Run.runForever(), Run.runForever());
-    f.instance("og", "plain");
-    f.awaitInstance("og", i -> at(i, 1, Phase.Running));
+    running("og", "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m", 3);
     long gen = f.get("og").getMetadata().getGeneration();
     AtomicReference<Instant> until = new AtomicReference<>();
     ApiFaults down = outage("og", until);
@@ -352,10 +334,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   @Test
   void anOwedWriteThatFailsForeverDoesNotBlockTheUsersSuspend() {
     jarLikeOperator();
-    f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
-    f.kubelet.script("blk", Run.runForever(), Run.runForever(), Run.runForever());
-    f.instance("blk", "plain");
-    f.awaitInstance("blk", i -> at(i, 1, Phase.Running));
+    running("blk", "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m", 3);
     java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
     f.api.faults(new ApiFaults() {
       @Override
@@ -387,10 +366,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   @Test
   void anImmediateRestartWhoseAnswerWasLostIsToldOnceAndRecordedOnce() {
     jarLikeOperator();
-    f.policy("now", "backoff: {type: Immediate}\nresetAfter: 30m");
-    f.kubelet.script("lost", Run.runForever(), Run.runForever());
-    f.instance("lost", "now");
-    f.awaitInstance("lost", i -> at(i, 1, Phase.Running));
+    running("lost", "now", "backoff: {type: Immediate}\nresetAfter: 30m", 2);
     java.util.concurrent.atomic.AtomicInteger hit = new java.util.concurrent.atomic.AtomicInteger();
     f.api.faults(new ApiFaults() {
       @Override
@@ -413,5 +389,13 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     assertThat(st.history).hasSize(1);
     assertThat(told.stream().filter("lost:RestartStarted"::equals).count()).as("told %s", told).isEqualTo(1);
     assertThat(told.stream().filter("lost:RestartFailed"::equals).count()).as("told %s", told).isEqualTo(1);
+  }
+
+  /** Instance {@code name} under a new policy {@code policy} ({@code spec}), its agent running for {@code runs} runs. */
+  private void running(String name, String policy, String spec, int runs) {
+    f.policy(policy, spec);
+    f.kubelet.script(name, java.util.stream.Stream.generate(Run::runForever).limit(runs).toArray(Run[]::new));
+    f.instance(name, policy);
+    f.awaitInstance(name, i -> at(i, 1, Phase.Running));
   }
 }
