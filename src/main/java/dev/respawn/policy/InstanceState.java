@@ -171,9 +171,14 @@ public final class InstanceState {
       ReasonCode reasonCode, long cooldownRemainingSeconds, int attempts) {
     public static final ResumeInfo NONE = new ResumeInfo(null, null, null, null, null, 0, 0);
 
-    /** A resumed run started: one more attempt, and no cooldown left to wait for. */
+    /**
+     * A resumed run started: one more attempt, no cooldown left to wait for, and a verdict that was blocked only by
+     * that cooldown is now {@code resume_allowed} (api.md §2 shows a resumed run so; the decision that waited keeps
+     * {@code resume_blocked_cooldown} in lastDecision and history).
+     */
     public ResumeInfo started() {
-      return new ResumeInfo(checkpoint, checkpointStatus, idempotent, eligible, reasonCode, 0, attempts + 1);
+      ReasonCode now = reasonCode == ReasonCode.RESUME_BLOCKED_COOLDOWN ? ReasonCode.RESUME_ALLOWED : reasonCode;
+      return new ResumeInfo(checkpoint, checkpointStatus, idempotent, eligible, now, 0, attempts + 1);
     }
 
     public ResumeInfo withAttempts(int a) {

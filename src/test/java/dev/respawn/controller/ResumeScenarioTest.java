@@ -78,6 +78,10 @@ class ResumeScenarioTest extends MockClusterScenario {
     assertThat(Instant.parse(resumed.getStatus().lastRestart.startedAt)).isAfterOrEqualTo(next);
     assertThat(resumed.getStatus().lastRestart.interruptionClass).isEqualTo(InterruptionClass.ToolFailure);
     assertThat(resumed.getStatus().resume.attempts).isEqualTo(1);
+    // the cooldown is over and the run resumed: status.resume says so (api.md §2), the decision keeps its code
+    assertThat(resumed.getStatus().resume.reasonCode).isEqualTo("resume_allowed");
+    assertThat(resumed.getStatus().resume.cooldownRemainingSeconds).isZero();
+    assertThat(resumed.getStatus().lastDecision.reasonCode).isEqualTo("resume_blocked_cooldown");
     assertThat(env(f.pod("h-prefer-2"))).contains("RESPAWN_RESUME_CHECKPOINT=ckpt-17",
         "RESPAWN_INTERRUPTION_CLASS=ToolFailure", "RESPAWN_RUN=2", "RESPAWN_ATTEMPT=1");
   }
