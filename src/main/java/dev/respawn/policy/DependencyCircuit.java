@@ -67,7 +67,8 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     switch (c.state()) {
       case Closed -> {
         if (d.recent.size() >= s.failureThreshold()) {
-          d.open(s, d.recent.get(s.failureThreshold() - 1).at(), "failures of " + s.failureThreshold()
+          // opened by the blame that reached the threshold (the failures after it came while it was Open, §3 d2)
+          d.open(s, recent.get(s.failureThreshold() - 1).at(), "failures of " + s.failureThreshold()
               + " distinct instances within " + GoDuration.format(s.window()));
         } else if (!c.releaseOrder().isEmpty()
             && !now.isBefore(s.releaseAt(c.closedAt(), c.releaseOrder().size() - 1))) {

@@ -197,6 +197,7 @@ final class DependencyWait {
     if (settings.isEmpty() || circuit.state() == CircuitState.Closed) {
       return;
     }
+    boolean uncounted = DependencyOpening.uncountOpener(d, circuit);
     s.phase = Phase.CircuitOpen;
     s.waitingFor = name;
     Optional<Instant> at = circuit.release(settings.get(), d.instance(), s.lastFailure.at(), s.lastFailure.probe(),
@@ -206,6 +207,7 @@ final class DependencyWait {
         : s.lastDecision.maxAttempts(), delay, s.lastFailure.interruptionClass(), null, 0, "system");
     d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency " + name
         + " (circuit " + circuit.state() + ") instead of its scheduled restart"
+        + (uncounted ? "; its failure opened that circuit: not counted as a failure of the agent" : "")
         + at.map(t -> "; next run at " + t).orElse("")));
   }
 

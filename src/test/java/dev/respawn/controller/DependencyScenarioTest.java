@@ -99,6 +99,40 @@ class DependencyScenarioTest extends MockClusterScenario {
         .anySatisfy(n -> assertThat(n).contains("HalfOpen -> Closed")));
   }
 
+  /**
+   * Three agents meet the outage at the same moment: each decides before the policy's status counts the others, so
+   * each counts its failure; once the circuit shows Open, the failure that reached the threshold is taken back out
+   * of its count (§3 d2 "or that this very failure opens"): two counted, as if they had come one after the other.
+   */
+  @Test
+  void agentsThatFailAtOnceCountOnlyTheFailuresBeforeTheOneThatOpenedTheCircuit() {
+    f.policy("fleet", FLEET);
+    List<String> names = List.of("b0", "b1", "b2");
+    for (String name : names) {
+      f.kubelet.script(name, Run.exit(1, "Error", "upstream model API answered HTTP 503").after(Duration.ofMillis(800)),
+          Run.runForever());
+      f.instance(name, "fleet");
+    }
+    AgentRestartPolicy open = f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state == CircuitState.Open);
+    java.util.Map<String, Integer> attempts = new java.util.TreeMap<>();
+    for (String name : names) {
+      AgentInstance waiting = f.awaitInstance(name, i -> "model-api".equals(i.getStatus().waitingFor)
+          && i.getStatus().phase == Phase.CircuitOpen);
+      attempts.put(name, waiting.getStatus().attempt);
+    }
+    await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> {
+      int total = 0;
+      for (String name : names) {
+        total += f.get(name).getStatus().attempt;
+      }
+      assertThat(total).as("attempts %s, circuit opened at %s", attempts, modelApi(open).openedAt).isEqualTo(2);
+    });
+    AgentInstance opener = names.stream().map(f::get).filter(i -> i.getStatus().attempt == 0).findFirst().orElseThrow();
+    assertThat(opener.getStatus().circuitBreaker.failureCount).isZero();
+    assertThat(opener.getStatus().history).last().satisfies(r -> assertThat(r.reasonCode)
+        .isEqualTo("dependency_circuit_open"));
+  }
+
   @Test
   void statusShowsEveryFieldOfACircuitProbesAsAnEmptyListAndWritesItOnce() {
     f.policy("fleet", FLEET);

@@ -261,6 +261,51 @@ class DependencyFleetTest {
   }
 
   /**
+   * §3 d2 "or that this very failure opens": instances that fail at once each decide before the circuit's one writer
+   * has counted the others, so each counts its failure as usual; once the circuit shows Open, the failure that
+   * brought it to its threshold (and any after it) is taken back out of its instance's count; the two before it stay
+   * counted (§11 "Closed: the failure follows §3 as usual").
+   */
+  @Test
+  void failuresAtOnceThatOpenTheCircuitCountOnlyThoseBeforeTheThreshold() {
+    Fleet f = new Fleet(modelApiPolicy("maxRetries: 5\n", "failureThreshold: 3\nwindow: 1m\nopenDuration: 30s\n"),
+        "a", "b", "c", "d");
+    f.startAll();
+    for (String name : List.of("a", "b", "c")) {
+      f.now = f.now.plusMillis(1);
+      assertThat(f.fail(name, OUTAGE).reasonCode()).as(name + " decided on a Closed circuit")
+          .isEqualTo(ReasonCode.RESTART_SCHEDULED);
+    }
+    f.now = f.now.plusMillis(5);
+    f.fail("d", OUTAGE); // after the threshold, still before the circuit's writer stepped: not counted either
+    assertThat(f.m("d").state.attempt).isEqualTo(1);
+    f.settle();
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.Open);
+    assertThat(f.circuit("model-api").openedAt()).as("opened by c's failure").isEqualTo(f.m("c").state.lastFailure.at());
+    Map<String, Integer> attempts = new LinkedHashMap<>();
+    for (String name : List.of("a", "b", "c", "d")) {
+      Member m = f.m(name);
+      assertThat(m.state.phase).as(name).isEqualTo(Phase.CircuitOpen);
+      assertThat(m.state.waitingFor).as(name).isEqualTo("model-api");
+      attempts.put(name, m.state.attempt);
+    }
+    assertThat(attempts).containsExactly(Map.entry("a", 1), Map.entry("b", 1), Map.entry("c", 0), Map.entry("d", 0));
+    for (String name : List.of("c", "d")) {
+      InstanceState st = f.m(name).state;
+      assertThat(st.firstFailureAt).as(name).isNull();
+      assertThat(st.circuit.failureTimes()).as(name + ": its own circuit breaker untouched").isEmpty();
+      assertThat(st.history.get(st.history.size() - 1).reasonCode()).as(name)
+          .isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+      assertThat(st.lastDecision.attempt()).as(name).isZero();
+    }
+    assertThat(f.m("a").state.circuit.failureTimes()).hasSize(1);
+    // and nothing flips back: a later look changes none of it
+    f.runUntil(T0.plusSeconds(20));
+    assertThat(f.m("c").state.attempt).isZero();
+    assertThat(f.m("a").state.attempt).isEqualTo(1);
+  }
+
+  /**
    * A circuit its one writer first steps openDuration or more after the failures that opened it (the operator was
    * away, a queued step) still goes HalfOpen, and its waiter restarts: no Open forever.
    */
