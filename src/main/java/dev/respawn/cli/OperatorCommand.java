@@ -78,7 +78,14 @@ public final class OperatorCommand implements Callable<Integer> {
     RespawnOperator operator = new RespawnOperator(client, settings,
         new ReportingSink(events, new RestartMetrics(registry)), leaseNamespace.map(LeaderElection::standard),
         Optional.of(registry));
-    HealthEndpoint endpoint = metricsPort < 0 ? null : new HealthEndpoint(metricsPort, registry, operator::isReady);
+    HealthEndpoint endpoint;
+    try {
+      endpoint = metricsPort < 0 ? null : new HealthEndpoint(metricsPort, registry, operator::isReady);
+    } catch (java.net.BindException e) {
+      client.close();
+      throw CommandFailure.of("port " + metricsPort + " of /metrics, /healthz and /readyz is in use: choose another "
+          + "with --metrics-port, or -1 to turn the endpoint off");
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       LOG.info("Stopping the operator");
@@ -91,8 +98,24 @@ public final class OperatorCommand implements Callable<Integer> {
     }, "respawn-shutdown"));
     LOG.info("Starting Respawn: namespaces={}, tier={}, default policy={}, leader election={}",
         namespaces.isEmpty() ? "all" : namespaces, tier, defaultPolicy == null ? "built-in" : defaultPolicy,
-        leaseNamespace.map(ns -> "on (" + ns + ")").orElse("off"));
-    operator.start();
+        leaseNamespace.map(ns -> "on (Lease " + RespawnOperator.LEADER_LEASE + " in namespace " + ns + ")")
+            .orElse("off"));
+    try {
+      operator.start();
+    } catch (RuntimeException e) {
+      LOG.debug("The operator could not start", e);
+      Throwable api = e;
+      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+        if (t instanceof io.fabric8.kubernetes.client.KubernetesClientException) {
+          api = t;
+          break;
+        }
+      }
+      // before it elects, JOSDK asks the API server (a SelfSubjectRulesReview) whether it may use the Lease
+      throw CommandFailure.of("the operator could not start" + (leaderElection ? " with --leader-election (it first "
+          + "asks the API server, by a SelfSubjectRulesReview, whether it may get, create and update Leases in "
+          + "namespace " + leaseNamespace.orElse("") + ")" : "") + ": " + ApiErrors.describe(api, client.getMasterUrl().toString()));
+    }
     stopped.await();
     return 0;
   }

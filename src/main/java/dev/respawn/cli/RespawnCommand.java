@@ -32,6 +32,14 @@ public final class RespawnCommand {
           + " --help')");
       return at.getCommandSpec().exitCodeOnInvalidInput();
     });
+    // a command that fails for a reason a person can act on says it in one line, without a stack trace
+    cli.setExecutionExceptionHandler((e, at, parsed) -> {
+      if (e instanceof CommandFailure failure) {
+        at.getErr().println("error: " + failure.getMessage());
+        return failure.exitCode();
+      }
+      throw e;
+    });
     return cli;
   }
 

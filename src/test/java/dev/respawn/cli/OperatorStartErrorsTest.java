@@ -1,0 +1,87 @@
+package dev.respawn.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.testsupport.MockApi;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The operator command, run as its own process the way the jar runs it, when it cannot start: one {@code error:}
+ * line that says what to do, exit code 1, no stack trace.
+ */
+class OperatorStartErrorsTest {
+  @RegisterExtension
+  static final MockApi API = new MockApi();
+
+  @TempDir
+  Path dir;
+
+  record Exit(int code, String out, String err) {}
+
+  Exit operator(String... flags) throws Exception {
+    Path config = Files.writeString(dir.resolve("config"), """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: c
+          cluster: {server: "%s"}
+        users:
+        - name: u
+          user: {token: not-checked}
+        contexts:
+        - name: x
+          context: {cluster: c, user: u, namespace: test}
+        current-context: x
+        """.formatted(API.url()));
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), RespawnCommand.class.getName(), "operator"));
+    command.addAll(List.of(flags));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(dir.resolve("out").toFile())
+        .redirectError(dir.resolve("err").toFile());
+    builder.environment().put("KUBECONFIG", config.toString());
+    Process process = builder.start();
+    try {
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the operator stops by itself").isTrue();
+    } finally {
+      process.destroyForcibly();
+    }
+    return new Exit(process.exitValue(), Files.readString(dir.resolve("out"), StandardCharsets.UTF_8),
+        Files.readString(dir.resolve("err"), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aMetricsPortInUseIsOneLineNamingTheFlag() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("0.0.0.0"))) {
+      Exit exit = operator("--metrics-port", String.valueOf(taken.getLocalPort()));
+      assertThat(exit.code()).as(exit.toString()).isEqualTo(1);
+      assertThat(exit.err()).as(exit.toString()).isEqualTo("error: port " + taken.getLocalPort() + " of /metrics, "
+          + "/healthz and /readyz is in use: choose another with --metrics-port, or -1 to turn the endpoint off"
+          + System.lineSeparator());
+    }
+  }
+
+  /**
+   * JOSDK asks the API server whether it may use Leases before it elects (a SelfSubjectRulesReview); a server that
+   * refuses that question (the mock API server answers 422) stops the start, and the error says why and where.
+   */
+  @Test
+  void leaderElectionThatCannotAskForItsPermissionsSaysWhy() throws Exception {
+    Exit exit = operator("--leader-election", "--leader-election-namespace", "ops", "--metrics-port", "-1");
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(1);
+    assertThat(exit.err().lines()).as(exit.toString()).hasSize(1);
+    assertThat(exit.err()).as(exit.toString()).startsWith("error: the operator could not start with --leader-election "
+        + "(it first asks the API server, by a SelfSubjectRulesReview, whether it may get, create and update Leases "
+        + "in namespace ops): the Kubernetes API answered 422").doesNotContain("\tat ");
+  }
+}
