@@ -13,6 +13,24 @@ import picocli.CommandLine;
 final class Cli {
   private Cli() {}
 
+  /** A kubeconfig in {@code dir} for the API server at {@code server}, with {@code namespace} as its namespace. */
+  static java.nio.file.Path kubeconfig(java.nio.file.Path dir, String server, String namespace) throws IOException {
+    return java.nio.file.Files.writeString(dir.resolve("config"), """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: c
+          cluster: {server: "%s"}
+        users:
+        - name: u
+          user: {token: not-checked}
+        contexts:
+        - name: x
+          context: {cluster: c, user: u, namespace: %s}
+        current-context: x
+        """.formatted(server, namespace));
+  }
+
   record Result(int exit, String out, String err) {
     JsonNode json() {
       try {

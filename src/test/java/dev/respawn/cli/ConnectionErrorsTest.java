@@ -23,20 +23,7 @@ class ConnectionErrorsTest {
   Path dir;
 
   Path kubeconfig(String server, String namespace) throws IOException {
-    return Files.writeString(dir.resolve("config"), """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: c
-          cluster: {server: "%s"}
-        users:
-        - name: u
-          user: {token: not-checked}
-        contexts:
-        - name: x
-          context: {cluster: c, user: u, namespace: %s}
-        current-context: x
-        """.formatted(server, namespace));
+    return Cli.kubeconfig(dir, server, namespace);
   }
 
   static int closedPort() throws IOException {

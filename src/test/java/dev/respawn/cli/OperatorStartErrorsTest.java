@@ -30,20 +30,7 @@ class OperatorStartErrorsTest {
   record Exit(int code, String out, String err) {}
 
   Exit operator(String... flags) throws Exception {
-    Path config = Files.writeString(dir.resolve("config"), """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: c
-          cluster: {server: "%s"}
-        users:
-        - name: u
-          user: {token: not-checked}
-        contexts:
-        - name: x
-          context: {cluster: c, user: u, namespace: test}
-        current-context: x
-        """.formatted(API.url()));
+    Path config = Cli.kubeconfig(dir, API.url(), "test");
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), RespawnCommand.class.getName(), "operator"));
     command.addAll(List.of(flags));
