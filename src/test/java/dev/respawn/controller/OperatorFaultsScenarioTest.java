@@ -92,17 +92,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   void aFailureWhoseStatusWriteAnswerWasLostIsToldOnce() {
     observe();
     running("lostanswer", "slow", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nresetAfter: 30m", 1);
-    java.util.concurrent.atomic.AtomicInteger hit = new java.util.concurrent.atomic.AtomicInteger();
-    f.api.faults(new ApiFaults() {
-      @Override
-      public MockResponse after(RecordedRequest r, MockResponse handled) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/lostanswer/status")
-            && hit.getAndIncrement() == 0) {
-          return ApiFaults.status(500, "InternalError", "the answer was lost");
-        }
-        return handled;
-      }
-    });
+    java.util.concurrent.atomic.AtomicInteger hit = loseStatusAnswers("lostanswer", 1);
     f.kubelet.terminate("lostanswer-1", 1, "Error", "network_timeout: upstream");
     f.awaitInstance("lostanswer", i -> i.getStatus().phase == Phase.Backoff);
     f.holdsFor(Duration.ofMillis(3000), () -> 0, x -> true);
@@ -367,17 +357,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   void anImmediateRestartWhoseAnswerWasLostIsToldOnceAndRecordedOnce() {
     jarLikeOperator();
     running("lost", "now", "backoff: {type: Immediate}\nresetAfter: 30m", 2);
-    java.util.concurrent.atomic.AtomicInteger hit = new java.util.concurrent.atomic.AtomicInteger();
-    f.api.faults(new ApiFaults() {
-      @Override
-      public MockResponse after(RecordedRequest r, MockResponse handled) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/lost/status")
-            && hit.getAndIncrement() < 3) {
-          return ApiFaults.status(500, "InternalError", "the answer was lost");
-        }
-        return handled;
-      }
-    });
+    java.util.concurrent.atomic.AtomicInteger hit = loseStatusAnswers("lost", 3);
     f.kubelet.terminate("lost-1", 1, "Error", "network_timeout: upstream");
     f.awaitInstance("lost", i -> at(i, 2, Phase.Running));
     f.holdsFor(Duration.ofMillis(2500), () -> 0, x -> true);
@@ -397,5 +377,24 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.kubelet.script(name, java.util.stream.Stream.generate(Run::runForever).limit(runs).toArray(Run[]::new));
     f.instance(name, policy);
     f.awaitInstance(name, i -> at(i, 1, Phase.Running));
+  }
+
+  /**
+   * The first {@code times} status writes of the instance are applied, but their answer is lost: a 500 after the
+   * store changed. Returns the count of status writes seen.
+   */
+  java.util.concurrent.atomic.AtomicInteger loseStatusAnswers(String instance, int times) {
+    java.util.concurrent.atomic.AtomicInteger hit = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse after(RecordedRequest r, MockResponse handled) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/" + instance + "/status")
+            && hit.getAndIncrement() < times) {
+          return ApiFaults.status(500, "InternalError", "the answer was lost");
+        }
+        return handled;
+      }
+    });
+    return hit;
   }
 }
