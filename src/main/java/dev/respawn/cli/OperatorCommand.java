@@ -112,9 +112,11 @@ public final class OperatorCommand implements Callable<Integer> {
         }
       }
       // before it elects, JOSDK asks the API server (a SelfSubjectRulesReview) whether it may use the Lease
-      throw CommandFailure.of("the operator could not start" + (leaderElection ? " with --leader-election (it first "
-          + "asks the API server, by a SelfSubjectRulesReview, whether it may get, create and update Leases in "
-          + "namespace " + leaseNamespace.orElse("") + ")" : "") + ": " + ApiErrors.describe(api, client.getMasterUrl().toString()));
+      String election = leaderElection ? " with --leader-election (it first asks the API server, by a "
+          + "SelfSubjectRulesReview, whether it may get, create and update Leases in namespace "
+          + leaseNamespace.orElse("") + ")" : "";
+      throw CommandFailure.of("the operator could not start" + election + ": "
+          + ApiErrors.describe(api, client.getMasterUrl().toString()));
     }
     stopped.await();
     return 0;

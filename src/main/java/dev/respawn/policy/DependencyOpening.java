@@ -20,9 +20,10 @@ final class DependencyOpening {
   /**
    * Takes the instance's last failure out of its count when it was counted as usual (step e, phase Backoff) but
    * was the one that opened the dependency's circuit or came after it (its time is the circuit's openedAt or
-   * later; failures at that same instant are the opener's peers and none of them counts): attempt back by one, the failure out of
-   * the instance's own circuit breaker, its history entry's reason code {@code dependency_circuit_open}. Not when
-   * counting it opened the instance's own circuit breaker (that stays as decided). True when it did.
+   * later; failures at that same instant are the opener's peers and none of them counts): attempt back by one,
+   * the failure out of the instance's own circuit breaker, its history entry's reason code
+   * {@code dependency_circuit_open}. Not when counting it opened the instance's own circuit breaker (that stays
+   * as decided). True when it did.
    */
   static boolean uncountOpener(DecisionDraft d, DependencyCircuit circuit) {
     InstanceState s = d.state;

@@ -113,7 +113,8 @@ class DependencyScenarioTest extends MockClusterScenario {
           Run.runForever());
       f.instance(name, "fleet");
     }
-    AgentRestartPolicy open = f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state == CircuitState.Open);
+    AgentRestartPolicy open = f.awaitPolicy("fleet",
+        p -> modelApi(p) != null && modelApi(p).state == CircuitState.Open);
     java.util.Map<String, Integer> attempts = new java.util.TreeMap<>();
     for (String name : names) {
       AgentInstance waiting = f.awaitInstance(name, i -> "model-api".equals(i.getStatus().waitingFor)

@@ -281,7 +281,8 @@ class DependencyFleetTest {
     assertThat(f.m("d").state.attempt).isEqualTo(1);
     f.settle();
     assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.Open);
-    assertThat(f.circuit("model-api").openedAt()).as("opened by c's failure").isEqualTo(f.m("c").state.lastFailure.at());
+    assertThat(f.circuit("model-api").openedAt()).as("opened by c's failure")
+        .isEqualTo(f.m("c").state.lastFailure.at());
     Map<String, Integer> attempts = new LinkedHashMap<>();
     for (String name : List.of("a", "b", "c", "d")) {
       Member m = f.m(name);
