@@ -137,6 +137,20 @@ final class OperatorScenario implements AutoCloseable {
     kubelet.deleteBySomeoneElse("coder-2");
     awaitInstance("coder", i -> Integer.valueOf(3).equals(i.getStatus().run) && i.getStatus().phase == Phase.Running);
 
+    // the agent's Lease says Stalled: the run ends, and the next run's pod must not inherit that verdict, so the
+    // operator removes it from the Lease (a JSON Patch, no read)
+    policy(NS, "beating", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 20s}
+        """);
+    kubelet.script("stuck", Run.runForever(), Run.runForever());
+    instance(NS, "stuck", "beating");
+    awaitInstance("stuck", i -> Integer.valueOf(1).equals(i.getStatus().run));
+    kubelet.renew("stuck", "stuck-1", "Healthy");
+    awaitInstance("stuck", i -> i.getStatus().phase == Phase.Running);
+    kubelet.renew("stuck", "stuck-1", "Stalled");
+    awaitCall(c -> c.method().equals("PATCH") && c.uri().getPath().endsWith("/namespaces/" + NS + "/leases/stuck"));
+
     // the same Event twice: its series is patched
     instance(NS, "ghost", "missing");
     awaitInstance("ghost", i -> i.getStatus().conditions != null && !i.getStatus().conditions.isEmpty());
