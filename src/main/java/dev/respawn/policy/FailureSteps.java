@@ -23,6 +23,9 @@ final class FailureSteps {
 
   /** A run ended (not yet recorded): steps 2, 3 and 4. */
   static void runEnded(DecisionDraft d, RunEnding e, List<CustomEvaluator> evaluators) {
+    if (OperatorActions.endedByRestart(d, e)) {
+      return; // a restart request's, decided with the request
+    }
     InstanceState s = d.state;
     if (e.kind() == EndingKind.TERMINATED && Integer.valueOf(0).equals(e.exitCode())) {
       d.recordRunEnd(e.podUid(), RunOutcome.Success, null, 0, ReasonCode.CLEAN_EXIT);

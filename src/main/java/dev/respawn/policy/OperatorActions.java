@@ -221,6 +221,21 @@ final class OperatorActions {
     return true;
   }
 
+  /**
+   * A run whose pod is gone while a restart request waits: the request ended it, and the status write that said
+   * so was lost with the operator that deleted the pod (it deletes, then writes). Recorded as that restart's end,
+   * not as a failure (api.md §6); the request is acted on next, as it would have been. Not when the request
+   * would be refused (restartLimit's window full): then the pod did not go for it.
+   */
+  static boolean endedByRestart(DecisionDraft d, RunEnding ending) {
+    if (ending.kind() != EndingKind.DELETED || !restartPending(d)
+        || RestartWindow.isFull(d.state.recentRestarts, d.policy.restartLimit(), d.now)) {
+      return false;
+    }
+    d.recordRunEnd(ending.podUid(), RunOutcome.Restarted, null, null, ReasonCode.MANUAL_RESTART);
+    return true;
+  }
+
   /** The restart a failure decided that has not started yet (a Backoff or CircuitOpen wait), or null. */
   private static RestartInfo waitedFor(InstanceState s) {
     RestartInfo last = s.lastRestart;

@@ -196,6 +196,42 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
         .isEqualTo(1);
   }
 
+  /**
+   * §6 "restart now ... Not a failure", across an operator death: the operator deletes the live pod for a restart
+   * request, then cannot write status before it stops (what it owed dies with it). The next operator finds the pod
+   * gone and the request not yet handled: that is the request's restart, once, not a ContextReset failure.
+   */
+  @Test
+  void aRestartRequestWhoseOperatorDiedBeforeItsStatusWriteIsNoFailure() {
+    running("died", "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m", 2);
+    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/died/status")) {
+          refused.incrementAndGet();
+          return ApiFaults.status(503, "ServiceUnavailable", "the API server is unavailable");
+        }
+        return null;
+      }
+    });
+    f.annotate("died", AgentInstance.RESTART_ANNOTATION, "r1");
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("died-1") == null);
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
+    f.stopOperator();
+    f.api.faults(ApiFaults.NONE);
+    assertThat(f.get("died").getStatus().run).as("nothing of the restart was written").isEqualTo(1);
+    f.startOperator();
+    var st = f.awaitInstance("died", i -> at(i, 2, Phase.Running)).getStatus();
+    assertThat(st.attempt).as("not a failure: %s", f.describe("died")).isZero();
+    assertThat(st.lastFailure).isNull();
+    assertThat(st.restarts).isEqualTo(1);
+    assertThat(st.lastRestart.kind.toString()).isEqualTo("Manual");
+    assertThat(st.lastRestart.requestId).isEqualTo("r1");
+    assertThat(st.history).singleElement().satisfies(h -> assertThat(h.outcome.toString()).isEqualTo("Restarted"));
+    assertThat(f.podsEverCreated("died")).containsExactly("died-1", "died-2");
+  }
+
   /** §6 "each distinct value is acted on once": a request made while the operator is down, then another restart. */
   @Test
   void aRequestMadeWhileTheOperatorIsDownIsActedOnOnce() {

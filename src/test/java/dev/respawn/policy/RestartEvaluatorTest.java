@@ -693,6 +693,44 @@ class RestartEvaluatorTest {
       assertThat(s.state.run).isEqualTo(2);
     }
 
+    /**
+     * The operator that acted on a request deleted the pod, then stopped before its status write: the next one sees
+     * the pod gone and the request still new. That is the request's restart, once, not a failure (api.md §6).
+     */
+    @Test
+    void aPodGoneWhileARestartRequestWaitsIsThatRestartNotAFailure() {
+      AgentSim s = sim(Specs.spec()).started();
+      s.restartRequest = new Request("r-1", "load new tools");
+      Decision d = s.end(EndingKind.DELETED, "Deleted");
+      assertThat(d.state().attempt).isZero();
+      assertThat(d.state().lastFailure).isNull();
+      assertThat(d.state().circuit.failureTimes()).isEmpty();
+      assertThat(d.state().history).last().satisfies(h -> {
+        assertThat(h.outcome()).isEqualTo(RunOutcome.Restarted);
+        assertThat(h.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
+      });
+      assertThat(d.state().lastRestart.kind()).isEqualTo(RestartKind.Manual);
+      assertThat(d.state().lastRestart.requestId()).isEqualTo("r-1");
+      assertThat(d.state().lastRestart.previousPod()).isEqualTo("coder-1");
+      assertThat(d.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+      assertThat(d.state().restarts).isEqualTo(1);
+    }
+
+    /** With restartLimit's window full the request is refused, so a pod gone then went for another reason. */
+    @Test
+    void aPodGoneWhileARefusedRestartRequestWaitsIsAFailure() {
+      AgentSim s = sim(Specs.window(Specs.spec(), 1, "1h")).started();
+      s.restartRequest = new Request("r-1", null);
+      assertThat(s.reconcile().deletePod()).isTrue();
+      s.reconcile();
+      s.running();
+      s.restartRequest = new Request("r-2", null);
+      Decision d = s.end(EndingKind.DELETED, "Deleted");
+      assertThat(d.state().attempt).isEqualTo(1);
+      assertThat(d.state().lastFailure).isNotNull();
+      assertThat(d.state().history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo(RunOutcome.Failure);
+    }
+
     @Test
     void anEarlierRequestIdSetAgainIsNotActedOnAgain() {
       AgentSim s = sim(Specs.spec()).started();
