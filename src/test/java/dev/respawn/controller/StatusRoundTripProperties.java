@@ -30,7 +30,7 @@ import net.jqwik.api.Property;
  * The core's state is what status says: status -> state -> status (through JSON, as the API server
  * keeps it) gives the same state back, for states of every shape.
  */
-class StatusRoundTripProperties {
+public class StatusRoundTripProperties {
   static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
 
   @Property(tries = 300)
@@ -85,7 +85,8 @@ class StatusRoundTripProperties {
     assertThat(DependencyDecisions.changed(policy, new dev.respawn.api.v1alpha1.AgentRestartPolicy())).isTrue();
   }
 
-  private static InstanceState state(RandomGenerator r) {
+  /** A state of a random shape: every field set or not, lists empty to full. */
+  public static InstanceState state(RandomGenerator r) {
     InstanceState s = new InstanceState();
     s.phase = pick(r, Phase.values());
     s.run = r.nextInt(0, 50);

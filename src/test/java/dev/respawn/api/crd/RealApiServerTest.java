@@ -219,6 +219,88 @@ class RealApiServerTest {
     return client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Status: all the durable state the operator keeps there survives a real API server
+
+  /**
+   * A status field the CRD schema lacked would be pruned from every status write in silence (the mock keeps
+   * anything), and with it what it carries: handled request ids (a restart request acted on again), the circuit's
+   * failure times, recent restarts. States of every shape (the round-trip property's generator), written through
+   * the status subresource as the operator writes them, and read back.
+   */
+  @Test
+  void everyInstanceStatusTheOperatorWritesIsKeptWhole() {
+    String name = "status-" + SEQ.incrementAndGet();
+    create(INSTANCE, name, "{policyRef: {name: standard}, " + MINIMAL_TEMPLATE + "}");
+    var instances = client.resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NAMESPACE);
+    for (long seed = 1; seed <= 60; seed++) {
+      dev.respawn.policy.InstanceState state = dev.respawn.controller.StatusRoundTripProperties.state(
+          new java.util.SplittableRandom(seed));
+      dev.respawn.api.v1alpha1.AgentInstance current = instances.withName(name).get();
+      current.setStatus(dev.respawn.controller.StatusMapper.toStatus(state));
+      current.getStatus().conditions = List.of(
+          new dev.respawn.api.v1alpha1.StatusCondition("Ready", "False", "StaleHeartbeat", "waiting"),
+          new dev.respawn.api.v1alpha1.StatusCondition("Recovering", "True", "Backoff", "attempt 1 of 3"),
+          new dev.respawn.api.v1alpha1.StatusCondition("Escalated", "False", "None", ""));
+      current.getStatus().conditions.forEach(c -> {
+        c.lastTransitionTime = "2026-11-24T10:00:00Z";
+        c.observedGeneration = 1L;
+      });
+      JsonNode sent = JSON.valueToTree(current.getStatus());
+      instances.resource(current).updateStatus();
+      dev.respawn.api.v1alpha1.AgentInstanceStatus stored = instances.withName(name).get().getStatus();
+      assertThat(dev.respawn.controller.StatusMapper.toState(stored)).as("seed %d: the state read back", seed)
+          .isEqualTo(state);
+      JsonNode storedJson = JSON.valueToTree(stored);
+      assertThat(withoutEmptyArrays(storedJson)).as("seed %d: status as stored", seed)
+          .isEqualTo(withoutEmptyArrays(sent));
+    }
+  }
+
+  /** The same for a policy's status with a shared dependency's circuit in every field (api.md §11). */
+  @Test
+  void aPolicyStatusWithEveryDependencyFieldIsKeptWhole() {
+    String name = "pstatus-" + SEQ.incrementAndGet();
+    create(POLICY, name, "{dependencies: [{name: model-api, match: {messageContains: [HTTP 503]}}]}");
+    var policies = client.resources(dev.respawn.api.v1alpha1.AgentRestartPolicy.class).inNamespace(NAMESPACE);
+    dev.respawn.api.v1alpha1.AgentRestartPolicy current = policies.withName(name).get();
+    var status = new dev.respawn.api.v1alpha1.AgentRestartPolicyStatus();
+    status.observedGeneration = 1L;
+    status.instances = 3;
+    status.totalRetryTime = "14s";
+    status.conditions = List.of(new dev.respawn.api.v1alpha1.StatusCondition("Accepted", "True", "Valid", ""));
+    var d = new dev.respawn.api.v1alpha1.DependencyStatus();
+    d.name = "model-api";
+    d.state = dev.respawn.api.v1alpha1.CircuitState.HalfOpen;
+    d.blamed = 2;
+    d.waiting = 2;
+    d.probes = List.of("a0");
+    d.trips = 1;
+    d.openedAt = "2026-11-24T10:00:00.123Z";
+    d.halfOpenAt = "2026-11-24T10:05:00.123Z";
+    d.closedAt = "2026-11-24T09:00:00Z";
+    d.lastTransitionTime = "2026-11-24T10:05:00.123Z";
+    d.releaseOrder = List.of("a1", "a2");
+    d.recentBlame = List.of(new dev.respawn.api.v1alpha1.BlameRecord("a1", "2026-11-24T09:59:58.5Z"),
+        new dev.respawn.api.v1alpha1.BlameRecord("a2", "2026-11-24T09:59:59Z"));
+    status.dependencies = List.of(d);
+    current.setStatus(status);
+    JsonNode sent = JSON.valueToTree(status);
+    policies.resource(current).updateStatus();
+    JsonNode stored = JSON.valueToTree(policies.withName(name).get().getStatus());
+    assertThat(stored).as("policy status as stored").isEqualTo(sent);
+  }
+
+  private static JsonNode withoutEmptyArrays(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      object.properties().removeIf(f -> f.getValue().isArray() && f.getValue().isEmpty());
+      object.forEach(RealApiServerTest::withoutEmptyArrays);
+    } else if (node != null && node.isArray()) {
+      node.forEach(RealApiServerTest::withoutEmptyArrays);
+    }
+    return node;
+  }
+
   static GenericKubernetesResource create(String kind, String name, String spec) {
     return client.genericKubernetesResources(KINDS.get(kind)).inNamespace(NAMESPACE)
         .resource(parse(kind, name, spec)).create();
