@@ -205,16 +205,8 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   void aRestartRequestWhoseOperatorDiedBeforeItsStatusWriteIsNoFailure() {
     running("died", "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m", 2);
     java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
-    f.api.faults(new ApiFaults() {
-      @Override
-      public MockResponse before(RecordedRequest r) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/died/status")) {
-          refused.incrementAndGet();
-          return ApiFaults.status(503, "ServiceUnavailable", "the API server is unavailable");
-        }
-        return null;
-      }
-    });
+    f.api.faults(ApiFaults.refuseStatusWrites("died", 503, "ServiceUnavailable", "the API server is unavailable",
+        refused));
     f.annotate("died", AgentInstance.RESTART_ANNOTATION, "r1");
     await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("died-1") == null);
     await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
@@ -269,7 +261,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     return new ApiFaults() {
       @Override
       public MockResponse before(RecordedRequest r) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/" + instance + "/status")) {
+        if (ApiFaults.isStatusWrite(r, instance)) {
           until.compareAndSet(null, Instant.now().plusMillis(1500));
           if (Instant.now().isBefore(until.get())) {
             return ApiFaults.status(503, "ServiceUnavailable", "the API server is briefly unavailable");
@@ -327,7 +319,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
 
       @Override
       public MockResponse after(RecordedRequest r, MockResponse handled) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/og/status")) {
+        if (ApiFaults.isStatusWrite(r, "og")) {
           try {
             JsonNode st = Serialization.jsonMapper().readTree(new String(handled.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8)).path("status");
             stored.add(st.path("observedGeneration").asLong() + ":" + st.path("phase").asText() + ":" + handled.code());
@@ -365,7 +357,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.api.faults(new ApiFaults() {
       @Override
       public MockResponse before(RecordedRequest r) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/blk/status")
+        if (ApiFaults.isStatusWrite(r, "blk")
             && new String(r.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8).contains("\"Backoff\"")) {
           refused.incrementAndGet();
           return ApiFaults.status(422, "Invalid", "status.phase: Backoff refused by an admission policy");
@@ -424,7 +416,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.api.faults(new ApiFaults() {
       @Override
       public MockResponse after(RecordedRequest r, MockResponse handled) {
-        if ("PATCH".equals(r.getMethod()) && r.getPath().contains("/agentinstances/" + instance + "/status")
+        if (ApiFaults.isStatusWrite(r, instance)
             && hit.getAndIncrement() < times) {
           return ApiFaults.status(500, "InternalError", "the answer was lost");
         }

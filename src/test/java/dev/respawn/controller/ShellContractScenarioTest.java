@@ -142,16 +142,8 @@ class ShellContractScenarioTest extends MockClusterScenario {
   void aStatusWriteAnsweredNotFoundIsAnInstanceDeletedMeanwhileNothingIsToldNothingFails() {
     List<Decision> told = toldDecisions();
     AtomicInteger gone = new AtomicInteger();
-    f.api.faults(new ApiFaults() {
-      @Override
-      public MockResponse before(RecordedRequest request) {
-        if ("PATCH".equals(request.getMethod()) && request.getPath().contains("/agentinstances/vanishing/status")) {
-          gone.incrementAndGet();
-          return ApiFaults.status(404, "NotFound", "agentinstances.respawn.dev \"vanishing\" not found");
-        }
-        return null;
-      }
-    });
+    f.api.faults(ApiFaults.refuseStatusWrites("vanishing", 404, "NotFound",
+        "agentinstances.respawn.dev \"vanishing\" not found", gone));
     f.policy("plain", null);
     f.instance("vanishing", "plain");
     await().atMost(OperatorFixture.AT_MOST).until(() -> gone.get() >= 1);

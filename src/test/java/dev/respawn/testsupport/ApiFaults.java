@@ -29,6 +29,26 @@ public interface ApiFaults {
     return handled;
   }
 
+  /** Every status write of the AgentInstance {@code instance} is refused with {@code code}; {@code count} counts them. */
+  static ApiFaults refuseStatusWrites(String instance, int code, String reason, String message,
+      java.util.concurrent.atomic.AtomicInteger count) {
+    return new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest request) {
+        if (isStatusWrite(request, instance)) {
+          count.incrementAndGet();
+          return status(code, reason, message);
+        }
+        return null;
+      }
+    };
+  }
+
+  /** Whether the request writes the status of the AgentInstance {@code instance}. */
+  static boolean isStatusWrite(RecordedRequest request, String instance) {
+    return "PATCH".equals(request.getMethod()) && request.getPath().contains("/agentinstances/" + instance + "/status");
+  }
+
   /** A response with this status code and a Kubernetes Status body, as an API server sends it. */
   static MockResponse status(int code, String reason, String message) {
     String body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
