@@ -60,8 +60,23 @@ public final class OperatorCommand implements Callable<Integer> {
       + "RBAC that forbids it, never lists (default: ${DEFAULT-VALUE}).")
   java.time.Duration informerSyncTimeout;
 
+  /** The namespace of a NAMESPACE/NAME default policy that --namespaces leaves out: its informer would not list it. */
+  private Optional<String> unwatchedDefaultPolicy() {
+    if (defaultPolicy == null || namespaces.isEmpty() || !defaultPolicy.contains("/")) {
+      return Optional.empty();
+    }
+    String ns = defaultPolicy.substring(0, defaultPolicy.indexOf('/'));
+    return namespaces.contains(ns) ? Optional.empty() : Optional.of(ns);
+  }
+
   @Override
   public Integer call() throws Exception {
+    unwatchedDefaultPolicy().ifPresent(ns -> {
+      throw CommandFailure.of("--default-policy " + defaultPolicy + " is in namespace " + ns + ", which --namespaces "
+          + String.join(",", namespaces) + " does not include: the operator would not see it, and every instance "
+          + "without spec.policyRef would be refused; add " + ns + " to --namespaces, or name a policy without a "
+          + "namespace (one in each instance's own)");
+    });
     // standard discovery: KUBECONFIG, ~/.kube/config, or the in-cluster service account; few retries,
     // so a dead API server cannot hold a reconcile thread for minutes (JOSDK retries the reconcile)
     Config config = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(2).build();

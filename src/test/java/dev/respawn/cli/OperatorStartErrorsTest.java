@@ -58,6 +58,17 @@ class OperatorStartErrorsTest {
     }
   }
 
+  /** A default policy in a namespace the operator does not watch could never be seen: refused at the start. */
+  @Test
+  void aDefaultPolicyOutsideTheWatchedNamespacesIsRefusedNamingBothFlags() throws Exception {
+    Exit exit = operator("--namespaces", "team-a,team-b", "--default-policy", "policies/std", "--metrics-port", "-1");
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(1);
+    assertThat(exit.err()).as(exit.toString()).isEqualTo("error: --default-policy policies/std is in namespace "
+        + "policies, which --namespaces team-a,team-b does not include: the operator would not see it, and every "
+        + "instance without spec.policyRef would be refused; add policies to --namespaces, or name a policy without "
+        + "a namespace (one in each instance's own)" + System.lineSeparator());
+  }
+
   /**
    * JOSDK asks the API server whether it may use Leases before it elects (a SelfSubjectRulesReview); a server that
    * refuses that question (the mock API server answers 422) stops the start, and the error says why and where.
