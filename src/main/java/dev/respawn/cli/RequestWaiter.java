@@ -35,6 +35,11 @@ final class RequestWaiter {
             + ": " + seen.message(), seen.instance());
       }
       return seen;
+    } catch (KubernetesClientException e) {
+      // the annotation is set: the request stands and the operator acts on it; only the wait could not go on
+      throw CommandFailure.of("request " + id + " was made (annotation set), but waiting for it failed: "
+          + ApiErrors.describe(e, cluster.url()) + "; --wait watches the AgentInstance (get, list and watch on "
+          + "agentinstances); see it with kubectl respawn status " + name);
     }
     RequestProgress done = last.get();
     if (done.state() == RequestProgress.State.REFUSED) {

@@ -126,6 +126,40 @@ class RestartWaitTest {
     assertThat(notSince.err()).contains("has not restarted since");
   }
 
+  /**
+   * A user allowed to patch the instance but not to watch it: the request is made, and the error says so (a user
+   * told only "forbidden" would ask again, and restart the agent twice).
+   */
+  @Test
+  void aWaitTheUserMayNotWatchSaysTheRequestWasMade() {
+    api.client().resources(AgentInstance.class).inNamespace(NS).resource(Instances.instance(NS, "coder", null))
+        .create();
+    awaitInstance("coder", i -> i.getStatus().phase == Phase.Running && Integer.valueOf(1).equals(i.getStatus().run));
+    api.faults(new dev.respawn.testsupport.ApiFaults() {
+      @Override
+      public io.fabric8.mockwebserver.http.MockResponse before(io.fabric8.mockwebserver.http.RecordedRequest r) {
+        // the plugin's wait: a watch of the one instance (the operator's informers watch without a field selector)
+        if ("GET".equals(r.getMethod()) && r.getPath().contains("/agentinstances") && r.getPath().contains("watch=true")
+            && r.getPath().contains("fieldSelector")) {
+          return dev.respawn.testsupport.ApiFaults.status(403, "Forbidden", "agentinstances.respawn.dev \"coder\" is "
+              + "forbidden: User \"dev\" cannot watch resource \"agentinstances\"");
+        }
+        return null;
+      }
+    });
+
+    Cli.Result r = cli("restart", "coder", "--reason", "new tools", "--wait", "--timeout", "30s");
+
+    assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+    String id = Instances.get(api.client(), NS, "coder").getMetadata().getAnnotations()
+        .get(AgentInstance.RESTART_ANNOTATION);
+    assertThat(id).as("the request was made").isNotBlank();
+    assertThat(r.err()).as(r.toString()).startsWith("error: request " + id + " was made (annotation set), but waiting "
+        + "for it failed: forbidden (403)").contains("watch on agentinstances", "kubectl respawn status coder");
+    AgentInstance restarted = awaitInstance("coder", i -> Integer.valueOf(2).equals(i.getStatus().run));
+    assertThat(restarted.getStatus().lastRestart.requestId).isEqualTo(id);
+  }
+
   @Test
   void restartWaitOfAnEscalatedAgentIsRefusedAndResumeWaitBringsItBack() {
     Instances.policy(api.client(), NS, "once", "{maxRetries: 0, backoff: {type: Immediate}}");
