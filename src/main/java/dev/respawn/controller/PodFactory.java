@@ -75,6 +75,14 @@ public final class PodFactory {
         .withBlockOwnerDeletion(true).build();
   }
 
+  /**
+   * A free-text value the agent must get as written: the kubelet expands {@code $(NAME)} in an env value and turns
+   * {@code $$} into {@code $}, so every {@code $} is doubled (a task or checkpoint id is never rewritten on the way).
+   */
+  static String literal(String value) {
+    return value.replace("$", "$$");
+  }
+
   private static List<EnvVar> env(AgentInstance instance, PodStart start, String leaseName) {
     List<EnvVar> env = new ArrayList<>();
     env.add(new EnvVar("RESPAWN_INSTANCE", instance.getMetadata().getName(), null));
@@ -82,8 +90,8 @@ public final class PodFactory {
     env.add(new EnvVar("RESPAWN_ATTEMPT", Integer.toString(start.attempt()), null));
     env.add(new EnvVar(HeartbeatLeases.LEASE_NAME_ENV, leaseName, null));
     String task = instance.getSpec().task;
-    env.add(new EnvVar("RESPAWN_TASK", task == null ? "" : task, null));
-    start.resumeCheckpoint().ifPresent(c -> env.add(new EnvVar("RESPAWN_RESUME_CHECKPOINT", c, null)));
+    env.add(new EnvVar("RESPAWN_TASK", literal(task == null ? "" : task), null));
+    start.resumeCheckpoint().ifPresent(c -> env.add(new EnvVar("RESPAWN_RESUME_CHECKPOINT", literal(c), null)));
     start.interruptionClass().ifPresent(c -> env.add(new EnvVar("RESPAWN_INTERRUPTION_CLASS", c.name(), null)));
     return env;
   }

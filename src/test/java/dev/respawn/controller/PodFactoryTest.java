@@ -1,0 +1,55 @@
+package dev.respawn.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceSpec;
+import dev.respawn.policy.Decision;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class PodFactoryTest {
+  /**
+   * The kubelet expands {@code $(NAME)} in env values and turns {@code $$} into {@code $}: free text the operator
+   * passes (spec.task, the checkpoint to resume from) is escaped, so the agent reads it as written.
+   */
+  @Test
+  void freeTextInTheEnvironmentReachesTheAgentAsWritten() {
+    AgentInstance instance = new AgentInstance();
+    instance.setMetadata(new ObjectMetaBuilder().withName("coder").withNamespace("agents").withUid("u-1").build());
+    instance.setSpec(new AgentInstanceSpec());
+    instance.getSpec().task = "budget $$5 for $(HOME)";
+    instance.getSpec().template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
+        .withImage("registry.example/agents/coder:1.4").endContainer().endSpec().build();
+
+    Map<String, String> env = PodFactory.build(instance, new Decision.PodStart(2, "coder-2", 1,
+        Optional.of("ckpt-$(RESPAWN_RUN)"), Optional.empty()), "coder").getSpec().getContainers().get(0).getEnv()
+        .stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+
+    assertThat(env).containsEntry("RESPAWN_TASK", "budget $$$$5 for $$(HOME)")
+        .containsEntry("RESPAWN_RESUME_CHECKPOINT", "ckpt-$$(RESPAWN_RUN)").containsEntry("RESPAWN_RUN", "2");
+    assertThat(KubeletExpansion.of(env.get("RESPAWN_TASK"))).isEqualTo("budget $$5 for $(HOME)");
+  }
+
+  /** What the kubelet does to an env value with no variables defined before it: {@code $$} -> {@code $}. */
+  static final class KubeletExpansion {
+    static String of(String value) {
+      StringBuilder out = new StringBuilder();
+      for (int i = 0; i < value.length(); i++) {
+        char c = value.charAt(i);
+        if (c == '$' && i + 1 < value.length() && value.charAt(i + 1) == '$') {
+          out.append('$');
+          i++;
+        } else {
+          out.append(c);
+        }
+      }
+      return out.toString();
+    }
+  }
+}
