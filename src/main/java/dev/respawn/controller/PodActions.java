@@ -70,12 +70,12 @@ final class PodActions {
         Pod created = client.pods().inNamespace(namespace()).resource(pod).create();
         pods.handleRecentResourceCreate(ResourceID.fromResource(created), created);
       } catch (KubernetesClientException e) {
-        if (e.getCode() == 409 && startedBefore(pod.getMetadata().getName(), e)) {
+        Pod existing = e.getCode() == 409 ? existing(pod.getMetadata().getName(), e) : null;
+        if (existing != null && instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(existing))) {
           LOG.info("pod {} already exists: the run was started before", pod.getMetadata().getName());
-        } else if (e.getCode() == 409) {
+        } else if (existing != null) {
           // a pod of that name that is not ours: never touched (api.md §2); retried until it goes
-          return spawnFailed.apply(false, "pod " + pod.getMetadata().getName() + " exists and is not owned by this "
-              + "AgentInstance (no controller ownerReference with its UID); delete or rename that pod");
+          return spawnFailed.apply(false, inTheWay(existing));
         } else if (e.getCode() == 422 || (e.getCode() >= 400 && e.getCode() < 500 && e.getCode() != 429)) {
           return spawnFailed.apply(e.getCode() == 422, serverWords(e));
         } else {
@@ -103,13 +103,37 @@ final class PodActions {
     return "the API server refused the pod: HTTP " + e.getCode() + reason;
   }
 
-  /** Whether the pod of that name that exists is this instance's (made by an earlier try of this run). */
-  private boolean startedBefore(String name, KubernetesClientException conflict) {
+  /** The pod of that name that exists (the create's conflict); the conflict again when it is gone since. */
+  private Pod existing(String name, KubernetesClientException conflict) {
     Pod existing = client.pods().inNamespace(namespace()).withName(name).get();
     if (existing == null) {
       throw conflict; // gone again since: the retried reconcile decides (and creates) anew
     }
-    return instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(existing));
+    return existing;
+  }
+
+  /**
+   * Why a pod that is not ours stands in the way. Most often it is the pod of an earlier AgentInstance of the same
+   * name (deleted and made again, as GitOps or {@code kubectl replace --force} do): the garbage collector deletes it,
+   * and a graceful stop takes up to its terminationGracePeriodSeconds; nothing to do but wait.
+   */
+  private String inTheWay(Pod existing) {
+    String name = existing.getMetadata().getName();
+    boolean predecessor = existing.getMetadata().getOwnerReferences() != null && existing.getMetadata()
+        .getOwnerReferences().stream().anyMatch(r -> Boolean.TRUE.equals(r.getController())
+            && io.fabric8.kubernetes.api.model.HasMetadata.getKind(AgentInstance.class).equals(r.getKind())
+            && instance.getMetadata().getName().equals(r.getName()));
+    if (predecessor) {
+      return "pod " + name + " belongs to an earlier AgentInstance of this name (deleted; the garbage collector "
+          + "deletes its pods" + (existing.getMetadata().getDeletionTimestamp() != null ? ", this one is stopping"
+          : "") + "); the start is tried again until it is gone";
+    }
+    if (existing.getMetadata().getDeletionTimestamp() != null) {
+      return "pod " + name + " is being deleted and is not owned by this AgentInstance; the start is tried again "
+          + "until it is gone";
+    }
+    return "pod " + name + " exists and is not owned by this AgentInstance (no controller ownerReference with its "
+        + "UID); delete or rename that pod";
   }
 
   /** Deletes one pod, on the condition that it is still the pod of that UID; gone or replaced is fine. */

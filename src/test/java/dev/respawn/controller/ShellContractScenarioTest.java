@@ -105,6 +105,35 @@ class ShellContractScenarioTest extends MockClusterScenario {
     assertThat(running.getStatus().attempt).isZero();
   }
 
+  /**
+   * An instance deleted and made again under its name (GitOps, kubectl replace --force): on a cluster its old pods
+   * stay until the garbage collector and their graceful stop are done. The first run waits for its name, and says
+   * why: not a stranger to delete by hand.
+   */
+  @Test
+  void aPodOfAnEarlierInstanceOfTheSameNameIsWaitedForAndSaidSo() {
+    f.policy("fast", "backoff: {type: Linear, initialDelay: 100ms, maxDelay: 300ms}");
+    f.kubelet.script("again", Run.runForever());
+    Pod old = stranger("again-1", "again", "1");
+    old.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+        .withApiVersion("respawn.dev/v1alpha1").withKind("AgentInstance").withName("again").withUid("uid-of-the-old")
+        .withController(true).withBlockOwnerDeletion(true).build()));
+    f.client.pods().inNamespace(OperatorFixture.NS).resource(old).update();
+    f.instance("again", "fast");
+
+    AgentInstance waiting = f.awaitInstance("again", i -> i.getStatus().lastDecision != null
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    assertThat(waiting.getStatus().lastDecision.message).contains("again-1",
+        "belongs to an earlier AgentInstance of this name", "tried again until it is gone");
+    assertThat(f.pod("again-1").getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo("uid-of-the-old"));
+
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("again-1").delete();
+    AgentInstance running = f.awaitInstance("again", i -> at(i, 1, Phase.Running));
+    assertThat(f.pod("again-1").getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo(running.getMetadata().getUid()));
+  }
+
   @Test
   void aFailedStatusWriteLeavesNoTraceAndTheRetryTellsOnce() {
     List<Decision> told = toldDecisions();
