@@ -36,8 +36,13 @@ public final class OperatorCommand implements Callable<Integer> {
   List<String> namespaces = List.of();
 
   @Option(names = "--default-policy", description = "Policy for instances without spec.policyRef: NAME (in the "
-      + "instance's namespace) or NAMESPACE/NAME. Default: the built-in defaults of the API.")
+      + "instance's namespace) or NAMESPACE/NAME (with --namespaces, one of them). Default: the built-in defaults of "
+      + "the API.")
   String defaultPolicy;
+
+  /** NAME or NAMESPACE/NAME: a DNS-1123 label, then a DNS-1123 subdomain. */
+  private static final java.util.regex.Pattern POLICY_REFERENCE = java.util.regex.Pattern.compile(
+      "([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
 
   @Option(names = "--tier", defaultValue = "Enterprise",
       description = "License tier: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
@@ -61,7 +66,7 @@ public final class OperatorCommand implements Callable<Integer> {
   java.time.Duration informerSyncTimeout;
 
   /** The namespace of a NAMESPACE/NAME default policy that --namespaces leaves out: its informer would not list it. */
-  private Optional<String> unwatchedDefaultPolicy() {
+  private Optional<String> unwatchedDefaultPolicyNamespace() {
     if (defaultPolicy == null || namespaces.isEmpty() || !defaultPolicy.contains("/")) {
       return Optional.empty();
     }
@@ -71,7 +76,12 @@ public final class OperatorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    unwatchedDefaultPolicy().ifPresent(ns -> {
+    namespaces = namespaces.stream().map(String::trim).filter(n -> !n.isEmpty()).toList();
+    if (defaultPolicy != null && !POLICY_REFERENCE.matcher(defaultPolicy).matches()) {
+      throw new CommandFailure("--default-policy " + defaultPolicy + " is not NAME or NAMESPACE/NAME (a namespace is "
+          + "a DNS-1123 label, a policy name a DNS-1123 subdomain)", 2);
+    }
+    unwatchedDefaultPolicyNamespace().ifPresent(ns -> {
       throw CommandFailure.of("--default-policy " + defaultPolicy + " is in namespace " + ns + ", which --namespaces "
           + String.join(",", namespaces) + " does not include: the operator would not see it, and every instance "
           + "without spec.policyRef would be refused; add " + ns + " to --namespaces, or name a policy without a "

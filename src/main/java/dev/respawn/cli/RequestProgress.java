@@ -27,7 +27,9 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
     /** Accepted, then the instance ended up terminal before a new run started, or was deleted. */
     FAILED,
     /** The wait ran out. */
-    TIMED_OUT;
+    TIMED_OUT,
+    /** The request was made, but the API server would not let the wait go on (e.g. no right to watch). */
+    WAIT_FAILED;
 
     boolean done() {
       return this != PENDING;

@@ -22,24 +22,27 @@ final class RequestWaiter {
       Duration timeout) {
     AtomicReference<RequestProgress> last = new AtomicReference<>();
     try {
-      cluster.instances().withName(name).waitUntilCondition(i -> {
-        RequestProgress p = RequestProgress.of(i, id, resume, runBefore);
-        last.set(p);
-        return p.state().done();
-      }, timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (KubernetesClientTimeoutException e) {
-      RequestProgress seen = last.get() != null ? last.get()
-          : RequestProgress.of(cluster.instances().withName(name).get(), id, resume, runBefore);
-      if (!seen.state().done()) {
-        return new RequestProgress(RequestProgress.State.TIMED_OUT, "timed out after " + GoDuration.format(timeout)
-            + ": " + seen.message(), seen.instance());
+      try {
+        cluster.instances().withName(name).waitUntilCondition(i -> {
+          RequestProgress p = RequestProgress.of(i, id, resume, runBefore);
+          last.set(p);
+          return p.state().done();
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (KubernetesClientTimeoutException e) {
+        RequestProgress seen = last.get() != null ? last.get()
+            : RequestProgress.of(cluster.instances().withName(name).get(), id, resume, runBefore);
+        if (!seen.state().done()) {
+          return new RequestProgress(RequestProgress.State.TIMED_OUT, "timed out after " + GoDuration.format(timeout)
+              + ": " + seen.message(), seen.instance());
+        }
+        return seen;
       }
-      return seen;
     } catch (KubernetesClientException e) {
       // the annotation is set: the request stands and the operator acts on it; only the wait could not go on
-      throw CommandFailure.of("request " + id + " was made (annotation set), but waiting for it failed: "
-          + ApiErrors.describe(e, cluster.url()) + "; --wait watches the AgentInstance (get, list and watch on "
-          + "agentinstances); see it with kubectl respawn status " + name);
+      return new RequestProgress(RequestProgress.State.WAIT_FAILED, "request " + id + " was made (annotation set), "
+          + "but waiting for it failed: " + ApiErrors.describe(e, cluster.url()) + "; --wait watches the "
+          + "AgentInstance (get, list and watch on agentinstances); see it with kubectl respawn status " + name,
+          last.get() == null ? null : last.get().instance());
     }
     RequestProgress done = last.get();
     if (done.state() == RequestProgress.State.REFUSED) {
@@ -53,6 +56,7 @@ final class RequestWaiter {
 
   /** The operator's Warning Event about the request, if it wrote one (it says why it refused). */
   static Optional<String> warning(Cluster cluster, String name, String id) {
+    // each group on its own: no right to read one (or no such API) still lets the other tell; else status says enough
     try {
       for (Event e : cluster.client.events().v1().events().inNamespace(cluster.namespace).list().getItems()) {
         if ("Warning".equals(e.getType()) && e.getRegarding() != null && name.equals(e.getRegarding().getName())
@@ -60,6 +64,10 @@ final class RequestWaiter {
           return Optional.of(e.getNote());
         }
       }
+    } catch (KubernetesClientException e) {
+      // try the core group
+    }
+    try {
       for (io.fabric8.kubernetes.api.model.Event e : cluster.client.v1().events().inNamespace(cluster.namespace)
           .list().getItems()) {
         if ("Warning".equals(e.getType()) && e.getInvolvedObject() != null
@@ -68,7 +76,7 @@ final class RequestWaiter {
         }
       }
     } catch (KubernetesClientException e) {
-      // no permission to read Events, or no such API: the status says enough
+      // neither: the status says enough
     }
     return Optional.empty();
   }

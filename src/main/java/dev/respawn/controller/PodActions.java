@@ -6,6 +6,7 @@ import dev.respawn.policy.Decision;
 import dev.respawn.policy.PodDeletion;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,6 +17,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -121,7 +123,8 @@ final class PodActions {
     String name = existing.getMetadata().getName();
     boolean predecessor = existing.getMetadata().getOwnerReferences() != null && existing.getMetadata()
         .getOwnerReferences().stream().anyMatch(r -> Boolean.TRUE.equals(r.getController())
-            && io.fabric8.kubernetes.api.model.HasMetadata.getKind(AgentInstance.class).equals(r.getKind())
+            && r.getApiVersion() != null && r.getApiVersion().startsWith(HasMetadata.getGroup(AgentInstance.class) + "/")
+            && HasMetadata.getKind(AgentInstance.class).equals(r.getKind())
             && instance.getMetadata().getName().equals(r.getName()));
     if (predecessor) {
       return "pod " + name + " belongs to an earlier AgentInstance of this name (deleted; the garbage collector "
@@ -168,19 +171,37 @@ final class PodActions {
       return;
     }
     // one JSON Patch of the keys the cached Lease shows, no read first: the RBAC grants patch, not get
-    Map<String, String> annotations = lease.getMetadata().getAnnotations();
-    String removals = Stream.of(HeartbeatLeases.HEALTH, HeartbeatLeases.DETAIL)
-        .filter(annotations::containsKey)
-        .map(key -> "{\"op\":\"remove\",\"path\":\"/metadata/annotations/" + key.replace("~", "~0")
-            .replace("/", "~1") + "\"}")
-        .collect(Collectors.joining(",", "[", "]"));
+    Map<String, String> annotations = lease.getMetadata().getAnnotations() == null ? Map.of()
+        : lease.getMetadata().getAnnotations();
+    List<String> keys = Stream.of(HeartbeatLeases.HEALTH, HeartbeatLeases.DETAIL).filter(annotations::containsKey)
+        .toList();
+    if (keys.isEmpty()) {
+      return;
+    }
     try {
-      // on the cached object, not by name: fabric8 reads a named object before it patches it
-      client.leases().inNamespace(namespace()).resource(lease).patch(PatchContext.of(PatchType.JSON), removals);
+      removeAnnotations(lease, keys);
     } catch (KubernetesClientException e) {
+      if (e.getCode() == 422 && keys.size() > 1) {
+        // a JSON Patch is all or nothing: one key was gone already (the cache was behind); each on its own
+        keys.forEach(key -> {
+          try {
+            removeAnnotations(lease, List.of(key));
+          } catch (KubernetesClientException gone) {
+            LOG.debug("annotation {} of Lease {} is gone already", key, lease.getMetadata().getName());
+          }
+        });
+        return;
+      }
       LOG.warn("Could not clear the last run's verdict on Lease {}/{}: {}", namespace(), lease.getMetadata().getName(),
           e.getMessage());
     }
+  }
+
+  private void removeAnnotations(Lease lease, List<String> keys) {
+    String removals = keys.stream().map(key -> "{\"op\":\"remove\",\"path\":\"/metadata/annotations/"
+        + key.replace("~", "~0").replace("/", "~1") + "\"}").collect(Collectors.joining(",", "[", "]"));
+    // on the cached object, not by name: fabric8 reads a named object before it patches it
+    client.leases().inNamespace(namespace()).resource(lease).patch(PatchContext.of(PatchType.JSON), removals);
   }
 
   /** Creates the heartbeat Lease; returns it when this call created it (to be told to the Lease cache). */

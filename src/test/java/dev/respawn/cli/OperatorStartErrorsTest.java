@@ -69,6 +69,16 @@ class OperatorStartErrorsTest {
         + "a namespace (one in each instance's own)" + System.lineSeparator());
   }
 
+  /** A default policy that is no policy reference at all (a trailing slash: the name left out) is a usage error. */
+  @Test
+  void aDefaultPolicyThatIsNoPolicyReferenceIsAUsageError() throws Exception {
+    Exit exit = operator("--default-policy", "policies/", "--metrics-port", "-1");
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(2);
+    assertThat(exit.err()).as(exit.toString()).isEqualTo("error: --default-policy policies/ is not NAME or "
+        + "NAMESPACE/NAME (a namespace is a DNS-1123 label, a policy name a DNS-1123 subdomain)"
+        + System.lineSeparator());
+  }
+
   /**
    * JOSDK asks the API server whether it may use Leases before it elects (a SelfSubjectRulesReview); a server that
    * refuses that question (the mock API server answers 422) stops the start, and the error says why and where.

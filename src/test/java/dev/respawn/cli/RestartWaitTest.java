@@ -148,12 +148,14 @@ class RestartWaitTest {
       }
     });
 
-    Cli.Result r = cli("restart", "coder", "--reason", "new tools", "--wait", "--timeout", "30s");
+    Cli.Result r = cli("restart", "coder", "--reason", "new tools", "--wait", "--timeout", "30s", "-o", "json");
 
     assertThat(r.exit()).as(r.toString()).isEqualTo(1);
     String id = Instances.get(api.client(), NS, "coder").getMetadata().getAnnotations()
         .get(AgentInstance.RESTART_ANNOTATION);
     assertThat(id).as("the request was made").isNotBlank();
+    assertThat(r.json().get("request_id").asText()).as("a script keeps the request id").isEqualTo(id);
+    assertThat(r.json().get("error").asText()).isEqualTo("wait_failed");
     assertThat(r.err()).as(r.toString()).startsWith("error: request " + id + " was made (annotation set), but waiting "
         + "for it failed: forbidden (403)").contains("watch on agentinstances", "kubectl respawn status coder");
     AgentInstance restarted = awaitInstance("coder", i -> Integer.valueOf(2).equals(i.getStatus().run));

@@ -114,11 +114,12 @@ class ShellContractScenarioTest extends MockClusterScenario {
   void aPodOfAnEarlierInstanceOfTheSameNameIsWaitedForAndSaidSo() {
     f.policy("fast", "backoff: {type: Linear, initialDelay: 100ms, maxDelay: 300ms}");
     f.kubelet.script("again", Run.runForever());
-    Pod old = stranger("again-1", "again", "1");
-    old.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
-        .withApiVersion("respawn.dev/v1alpha1").withKind("AgentInstance").withName("again").withUid("uid-of-the-old")
-        .withController(true).withBlockOwnerDeletion(true).build()));
-    f.client.pods().inNamespace(OperatorFixture.NS).resource(old).update();
+    f.client.pods().inNamespace(OperatorFixture.NS).resource(new PodBuilder().withNewMetadata().withName("again-1")
+        .withNamespace(OperatorFixture.NS).addToLabels(AgentInstance.INSTANCE_LABEL, "again")
+        .addToLabels(AgentInstance.RUN_LABEL, "1").addNewOwnerReference().withApiVersion("respawn.dev/v1alpha1")
+        .withKind("AgentInstance").withName("again").withUid("uid-of-the-old").withController(true)
+        .withBlockOwnerDeletion(true).endOwnerReference().endMetadata().withNewSpec().addNewContainer()
+        .withName("agent").withImage("registry.example/agents/coder:1.3").endContainer().endSpec().build()).create();
     f.instance("again", "fast");
 
     AgentInstance waiting = f.awaitInstance("again", i -> i.getStatus().lastDecision != null

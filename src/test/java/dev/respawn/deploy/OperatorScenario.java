@@ -150,6 +150,8 @@ final class OperatorScenario implements AutoCloseable {
     awaitInstance("stuck", i -> i.getStatus().phase == Phase.Running);
     kubelet.renew("stuck", "stuck-1", "Stalled");
     awaitCall(c -> c.method().equals("PATCH") && c.uri().getPath().endsWith("/namespaces/" + NS + "/leases/stuck"));
+    await().atMost(TIMEOUT).until(() -> !api.client().leases().inNamespace(NS).withName("stuck").get().getMetadata()
+        .getAnnotations().containsKey("respawn.dev/health"));
 
     // the same Event twice: its series is patched
     instance(NS, "ghost", "missing");

@@ -225,8 +225,9 @@ class RealApiServerTest {
   /**
    * A status field the CRD schema lacked would be pruned from every status write in silence (the mock keeps
    * anything), and with it what it carries: handled request ids (a restart request acted on again), the circuit's
-   * failure times, recent restarts. States of every shape (the round-trip property's generator), written through
-   * the status subresource as the operator writes them, and read back.
+   * failure times, recent restarts. States of every shape (the round-trip property's generator), mapped to status
+   * as the operator maps them, written through the status subresource (a PUT: the server prunes a PATCH alike), and
+   * read back.
    */
   @Test
   void everyInstanceStatusTheOperatorWritesIsKeptWhole() {
