@@ -77,7 +77,7 @@ class HelmSchemaTest {
     assertThat(HelmChart.template("")).contains("kind: Deployment");
     assertThat(HelmChart.template("""
         tier: Teams
-        watchNamespaces: [team-a, team-b]
+        watchNamespaces: [team-a, team-b, policies]
         defaultPolicy: policies/standard
         replicaCount: 2
         leaderElection: {enabled: true, namespace: ops}

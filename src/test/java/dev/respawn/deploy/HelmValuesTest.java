@@ -143,6 +143,15 @@ class HelmValuesTest {
         .contains("metrics.serviceMonitor.enabled needs metrics.service.enabled");
   }
 
+  /** The operator would refuse to start (it could never see that policy): helm says so before anything is made. */
+  @Test
+  void aDefaultPolicyOutsideTheWatchedNamespacesIsRefused() {
+    assertThat(HelmChart.templateError("watchNamespaces: [team-a]\ndefaultPolicy: policies/std"))
+        .contains("defaultPolicy policies/std is in namespace policies, which watchNamespaces does not include");
+    String manifest = HelmChart.template("watchNamespaces: [team-a, policies]\ndefaultPolicy: policies/std");
+    assertThat(manifest).contains("- --default-policy", "\"policies/std\"", "\"team-a,policies\"");
+  }
+
   @Test
   void anotherReleaseNameNamesEverythingAfterIt() {
     String manifest = new com.marcnuri.helm.Helm(HelmChart.CHART).template().withName("agents")
