@@ -43,13 +43,14 @@ public final class PodFactory {
     List<Container> all = new ArrayList<>(spec.getContainers() == null ? List.of() : spec.getContainers());
     all.addAll(spec.getInitContainers() == null ? List.of() : spec.getInitContainers()); // a checkout needs the task
     for (Container c : all) {
-      List<EnvVar> merged = new ArrayList<>();
+      // the operator's first, so the template's own values may refer to them ($(RESPAWN_TASK)); the template's
+      // values of the same names are dropped: the agent must see the operator's
+      List<EnvVar> merged = new ArrayList<>(env);
       for (EnvVar e : c.getEnv() == null ? List.<EnvVar>of() : c.getEnv()) {
         if (env.stream().noneMatch(r -> r.getName().equals(e.getName()))) {
           merged.add(e);
         }
       }
-      merged.addAll(env);
       c.setEnv(merged);
     }
     Pod pod = new Pod();

@@ -36,6 +36,28 @@ class PodFactoryTest {
     assertThat(KubeletExpansion.of(env.get("RESPAWN_TASK"))).isEqualTo("budget $$5 for $(HOME)");
   }
 
+  /** The kubelet expands $(NAME) only from variables listed before: the operator's come first, a template may use them. */
+  @Test
+  void theTemplatesOwnValuesMayReferToTheOperatorsAndCannotReplaceThem() {
+    AgentInstance instance = new AgentInstance();
+    instance.setMetadata(new ObjectMetaBuilder().withName("coder").withNamespace("agents").withUid("u-1").build());
+    instance.setSpec(new AgentInstanceSpec());
+    instance.getSpec().task = "TASK-31-1";
+    instance.getSpec().template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
+        .withImage("registry.example/agents/coder:1.4").addNewEnv().withName("PROMPT")
+        .withValue("work on $(RESPAWN_TASK)").endEnv().addNewEnv().withName("RESPAWN_RUN").withValue("99").endEnv()
+        .endContainer().endSpec().build();
+
+    java.util.List<EnvVar> env = PodFactory.build(instance, new Decision.PodStart(3, "coder-3", 0, Optional.empty(),
+        Optional.empty()), "coder").getSpec().getContainers().get(0).getEnv();
+
+    java.util.List<String> names = env.stream().map(EnvVar::getName).toList();
+    assertThat(names.indexOf("RESPAWN_TASK")).isLessThan(names.indexOf("PROMPT"));
+    assertThat(env).filteredOn(e -> e.getName().equals("RESPAWN_RUN")).singleElement()
+        .satisfies(e -> assertThat(e.getValue()).isEqualTo("3"));
+    assertThat(names).endsWith("PROMPT");
+  }
+
   /** What the kubelet does to an env value with no variables defined before it: {@code $$} -> {@code $}. */
   static final class KubeletExpansion {
     static String of(String value) {
