@@ -123,7 +123,8 @@ final class PodActions {
     String name = existing.getMetadata().getName();
     boolean predecessor = existing.getMetadata().getOwnerReferences() != null && existing.getMetadata()
         .getOwnerReferences().stream().anyMatch(r -> Boolean.TRUE.equals(r.getController())
-            && r.getApiVersion() != null && r.getApiVersion().startsWith(HasMetadata.getGroup(AgentInstance.class) + "/")
+            && r.getApiVersion() != null
+            && r.getApiVersion().startsWith(HasMetadata.getGroup(AgentInstance.class) + "/")
             && HasMetadata.getKind(AgentInstance.class).equals(r.getKind())
             && instance.getMetadata().getName().equals(r.getName()));
     if (predecessor) {

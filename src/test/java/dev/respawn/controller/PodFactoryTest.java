@@ -20,12 +20,9 @@ class PodFactoryTest {
    */
   @Test
   void freeTextInTheEnvironmentReachesTheAgentAsWritten() {
-    AgentInstance instance = new AgentInstance();
-    instance.setMetadata(new ObjectMetaBuilder().withName("coder").withNamespace("agents").withUid("u-1").build());
-    instance.setSpec(new AgentInstanceSpec());
-    instance.getSpec().task = "budget $$5 for $(HOME)";
-    instance.getSpec().template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
-        .withImage("registry.example/agents/coder:1.4").endContainer().endSpec().build();
+    AgentInstance instance = instance("budget $$5 for $(HOME)", new PodTemplateSpecBuilder().withNewSpec()
+        .addNewContainer().withName("agent").withImage("registry.example/agents/coder:1.4").endContainer().endSpec()
+        .build());
 
     Map<String, String> env = PodFactory.build(instance, new Decision.PodStart(2, "coder-2", 1,
         Optional.of("ckpt-$(RESPAWN_RUN)"), Optional.empty()), "coder").getSpec().getContainers().get(0).getEnv()
@@ -36,17 +33,13 @@ class PodFactoryTest {
     assertThat(KubeletExpansion.of(env.get("RESPAWN_TASK"))).isEqualTo("budget $$5 for $(HOME)");
   }
 
-  /** The kubelet expands $(NAME) only from variables listed before: the operator's come first, a template may use them. */
+  /** The kubelet expands $(NAME) only from variables listed before: the operator's come first, a template uses them. */
   @Test
   void theTemplatesOwnValuesMayReferToTheOperatorsAndCannotReplaceThem() {
-    AgentInstance instance = new AgentInstance();
-    instance.setMetadata(new ObjectMetaBuilder().withName("coder").withNamespace("agents").withUid("u-1").build());
-    instance.setSpec(new AgentInstanceSpec());
-    instance.getSpec().task = "TASK-31-1";
-    instance.getSpec().template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent")
-        .withImage("registry.example/agents/coder:1.4").addNewEnv().withName("PROMPT")
+    AgentInstance instance = instance("TASK-31-1", new PodTemplateSpecBuilder().withNewSpec().addNewContainer()
+        .withName("agent").withImage("registry.example/agents/coder:1.4").addNewEnv().withName("PROMPT")
         .withValue("work on $(RESPAWN_TASK)").endEnv().addNewEnv().withName("RESPAWN_RUN").withValue("99").endEnv()
-        .endContainer().endSpec().build();
+        .endContainer().endSpec().build());
 
     java.util.List<EnvVar> env = PodFactory.build(instance, new Decision.PodStart(3, "coder-3", 0, Optional.empty(),
         Optional.empty()), "coder").getSpec().getContainers().get(0).getEnv();
@@ -56,6 +49,15 @@ class PodFactoryTest {
     assertThat(env).filteredOn(e -> e.getName().equals("RESPAWN_RUN")).singleElement()
         .satisfies(e -> assertThat(e.getValue()).isEqualTo("3"));
     assertThat(names).endsWith("PROMPT");
+  }
+
+  private static AgentInstance instance(String task, io.fabric8.kubernetes.api.model.PodTemplateSpec template) {
+    AgentInstance instance = new AgentInstance();
+    instance.setMetadata(new ObjectMetaBuilder().withName("coder").withNamespace("agents").withUid("u-1").build());
+    instance.setSpec(new AgentInstanceSpec());
+    instance.getSpec().task = task;
+    instance.getSpec().template = template;
+    return instance;
   }
 
   /** What the kubelet does to an env value with no variables defined before it: {@code $$} -> {@code $}. */
