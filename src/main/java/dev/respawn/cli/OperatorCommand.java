@@ -93,7 +93,8 @@ public final class OperatorCommand implements Callable<Integer> {
     KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
         .withKubernetesSerialization(TolerantResources.serialization()).build();
     OperatorSettings settings = new OperatorSettings(new LinkedHashSet<>(namespaces),
-        Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System.nanoTime(), informerSyncTimeout);
+        Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System::nanoTime, System.nanoTime(),
+        informerSyncTimeout);
     Optional<String> leaseNamespace = leaderElection ? Optional.of(leaderNamespace != null ? leaderNamespace
         : Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse(client.getNamespace() == null ? "default"
             : client.getNamespace())) : Optional.empty();

@@ -72,7 +72,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     this.gate = gate;
     this.settings = settings;
     this.evaluator = RestartEvaluator.forTier(settings.tier());
-    this.renewals = new RenewalClock(settings.clock());
+    this.renewals = new RenewalClock(settings.clock(), settings.ticker());
     this.deletions = new RecentDeletions(settings.clock());
     this.sink = sink;
     this.commits = new Commits(sink, unwritten);

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * What the operator was started with (api.md §10 flags), plus its clock and jitter seed.
@@ -14,12 +15,14 @@ import java.util.Set;
  *     namespace or {@code namespace/name}; empty means the built-in defaults of api.md §1
  * @param tier the license tier (soft gate on backoff types, custom evaluators)
  * @param clock the operator's clock (tests inject a controllable one)
+ * @param ticker monotonic nanoseconds ({@code System::nanoTime}): what ages the operator keeps in memory are
+ *     measured with, so that a step of the wall clock (NTP, a VM resumed) does not age every heartbeat at once
  * @param jitterSeed seed of the per-decision jitter generator: decisions are reproducible
  * @param informerSyncTimeout how long the start waits for an informer's first list before it goes on without
  *     it (an API the server does not serve, or RBAC that forbids it, never lists)
  */
 public record OperatorSettings(Set<String> namespaces, Optional<String> defaultPolicy, Tier tier,
-    InstantSource clock, long jitterSeed, Duration informerSyncTimeout) {
+    InstantSource clock, LongSupplier ticker, long jitterSeed, Duration informerSyncTimeout) {
 
   /** The default of {@link #informerSyncTimeout()}: ample for a first list of 10,000 pods. */
   public static final Duration INFORMER_SYNC_TIMEOUT = Duration.ofSeconds(20);
@@ -30,7 +33,7 @@ public record OperatorSettings(Set<String> namespaces, Optional<String> defaultP
 
   public OperatorSettings(Set<String> namespaces, Optional<String> defaultPolicy, Tier tier, InstantSource clock,
       long jitterSeed) {
-    this(namespaces, defaultPolicy, tier, clock, jitterSeed, INFORMER_SYNC_TIMEOUT);
+    this(namespaces, defaultPolicy, tier, clock, System::nanoTime, jitterSeed, INFORMER_SYNC_TIMEOUT);
   }
 
   public static OperatorSettings defaults() {
@@ -38,22 +41,23 @@ public record OperatorSettings(Set<String> namespaces, Optional<String> defaultP
   }
 
   public OperatorSettings withClock(InstantSource c) {
-    return new OperatorSettings(namespaces, defaultPolicy, tier, c, jitterSeed, informerSyncTimeout);
+    return new OperatorSettings(namespaces, defaultPolicy, tier, c, ticker, jitterSeed, informerSyncTimeout);
   }
 
   public OperatorSettings withNamespaces(Set<String> ns) {
-    return new OperatorSettings(ns, defaultPolicy, tier, clock, jitterSeed, informerSyncTimeout);
+    return new OperatorSettings(ns, defaultPolicy, tier, clock, ticker, jitterSeed, informerSyncTimeout);
   }
 
   public OperatorSettings withDefaultPolicy(String name) {
-    return new OperatorSettings(namespaces, Optional.ofNullable(name), tier, clock, jitterSeed, informerSyncTimeout);
+    return new OperatorSettings(namespaces, Optional.ofNullable(name), tier, clock, ticker, jitterSeed,
+        informerSyncTimeout);
   }
 
   public OperatorSettings withTier(Tier t) {
-    return new OperatorSettings(namespaces, defaultPolicy, t, clock, jitterSeed, informerSyncTimeout);
+    return new OperatorSettings(namespaces, defaultPolicy, t, clock, ticker, jitterSeed, informerSyncTimeout);
   }
 
   public OperatorSettings withInformerSyncTimeout(Duration timeout) {
-    return new OperatorSettings(namespaces, defaultPolicy, tier, clock, jitterSeed, timeout);
+    return new OperatorSettings(namespaces, defaultPolicy, tier, clock, ticker, jitterSeed, timeout);
   }
 }

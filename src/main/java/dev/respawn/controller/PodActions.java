@@ -60,14 +60,6 @@ final class PodActions {
     }
     if (decision.start().isPresent() && !decision.startsExisting()) {
       Pod pod = PodFactory.build(instance, decision.start().get(), HeartbeatLeases.leaseName(instance));
-      var restart = decision.state().lastRestart;
-      if (restart != null && restart.startedAt() != null) {
-        // the start's exact time travels with the pod while its status write waits (Decision.deferStatus)
-        java.util.Map<String, String> a = new java.util.HashMap<>(pod.getMetadata().getAnnotations() == null
-            ? java.util.Map.of() : pod.getMetadata().getAnnotations());
-        a.put(AgentInstance.STARTED_AT_ANNOTATION, restart.startedAt().toString());
-        pod.getMetadata().setAnnotations(a);
-      }
       try {
         Pod created = client.pods().inNamespace(namespace()).resource(pod).create();
         pods.handleRecentResourceCreate(ResourceID.fromResource(created), created);

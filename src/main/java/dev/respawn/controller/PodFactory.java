@@ -37,7 +37,10 @@ public final class PodFactory {
     Map<String, String> annotations = new LinkedHashMap<>(meta.getAnnotations() == null ? Map.of()
         : meta.getAnnotations());
     agentContainer(instance, spec).ifPresent(name -> annotations.put(AgentInstance.AGENT_CONTAINER_ANNOTATION, name));
-    podMeta.setAnnotations(annotations.isEmpty() ? null : annotations);
+    // when the run started, by the operator's clock: its deadlines are counted from it, never from the API
+    // server's creationTimestamp (another clock), and a start whose status write waits keeps its exact time
+    annotations.put(AgentInstance.STARTED_AT_ANNOTATION, start.at().toString());
+    podMeta.setAnnotations(annotations);
     spec.setRestartPolicy("Never");
     List<EnvVar> env = env(instance, start, leaseName);
     List<Container> all = new ArrayList<>(spec.getContainers() == null ? List.of() : spec.getContainers());

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * Remembers, per Lease, when this operator last saw its renewTime change, by its own clock (as
@@ -19,20 +20,35 @@ import java.util.concurrent.ConcurrentHashMap;
  * process counts as renewed then, so every live run gets a full timeout (as Kubernetes' node lifecycle
  * controller grants every node after a restart).
  *
+ * <p>What it keeps are ages, not wall-clock times: each sighting is stamped with monotonic nanoseconds and told as
+ * "now minus its age" when read, so a step of the operator's wall clock (NTP correcting a large offset, a VM
+ * resumed or migrated) ages no heartbeat at once, as Go's monotonic clock spares the node lifecycle controller.
+ *
  * <p>When the Lease changes hands it also keeps how the previous holder left it: a renewal by a pod that
  * is not the current run is ignored (api.md §5), so it must not erase the current run's last heartbeat
  * either (an old pod still terminating may renew once more after the new run took the Lease over).
  */
 public final class RenewalClock {
   private final InstantSource clock;
-  private final Map<String, Seen> seen = new ConcurrentHashMap<>();
+  private final LongSupplier ticker;
+  private final Map<String, Mark> seen = new ConcurrentHashMap<>();
   private final Map<String, Held> leftBy = new ConcurrentHashMap<>();
   /** When this process first looked for a Lease it found missing or never renewed, for runs older than it. */
-  private final Map<String, Instant> looked = new ConcurrentHashMap<>();
+  private final Map<String, Mark> looked = new ConcurrentHashMap<>();
   private final Instant startedAt;
 
+  /** A clock whose ages follow {@code clock} itself (tests that move a clock by hand). */
   public RenewalClock(InstantSource clock) {
+    this(clock, () -> {
+      Instant now = clock.instant();
+      return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    });
+  }
+
+  /** {@code ticker}: monotonic nanoseconds ({@code System::nanoTime}) that ages are measured with. */
+  public RenewalClock(InstantSource clock, LongSupplier ticker) {
     this.clock = clock;
+    this.ticker = ticker;
     this.startedAt = clock.instant();
   }
 
@@ -46,8 +62,20 @@ public final class RenewalClock {
     }
   }
 
-  /** How a holder left the Lease when another pod took it over. */
-  private record Held(String holder, LeaseView view) {}
+  /** A renewTime seen, by whom, and the tick when it was first seen. */
+  private record Mark(Instant renewTime, long tick, String holder, boolean firstSight) {}
+
+  /** How a holder left the Lease when another pod took it over, and the tick its last renewal was seen at. */
+  private record Held(String holder, LeaseView view, long tick) {}
+
+  /** The operator's time {@code tick} stands for: now, less the age it measures. */
+  private Instant at(long tick) {
+    return clock.instant().minusNanos(ticker.getAsLong() - tick);
+  }
+
+  private Seen told(Mark m) {
+    return new Seen(m.renewTime(), at(m.tick()), m.holder(), m.firstSight());
+  }
 
   /**
    * The Lease is about to change hands ({@code older} is its last state under the previous holder):
@@ -57,18 +85,19 @@ public final class RenewalClock {
     String key = key(older.getMetadata().getNamespace(), older.getMetadata().getName());
     String holder = HeartbeatLeases.holder(older);
     Instant renew = renewTime(older);
-    Seen before = seen.get(key);
+    Mark before = seen.get(key);
     if (holder == null || renew == null || before == null) {
       return;
     }
-    Instant at = renew.equals(before.renewTime()) ? before.at() : clock.instant();
-    leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, at)));
+    long tick = renew.equals(before.renewTime()) ? before.tick() : ticker.getAsLong();
+    leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, null), tick));
   }
 
   /** The Lease as {@code holder} left it when another pod took it over, if it was the last to leave it. */
   public Optional<LeaseView> leftBy(Lease lease, String holder) {
     Held held = leftBy.get(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()));
-    return held != null && held.holder().equals(holder) ? Optional.of(held.view()) : Optional.empty();
+    return held != null && held.holder().equals(holder) ? Optional.of(held.view().seenAt(at(held.tick())))
+        : Optional.empty();
   }
 
   /**
@@ -82,18 +111,20 @@ public final class RenewalClock {
   public Optional<Seen> lastRenewalBy(String namespace, String name, String holder, Instant runStart,
       boolean renewedBefore) {
     String key = key(namespace, name);
-    Seen last = seen.get(key);
-    if (last != null && holder.equals(last.holder()) && last.renewTime() != null && !last.at().isBefore(runStart)) {
-      return Optional.of(last);
+    Mark last = seen.get(key);
+    if (last != null && holder.equals(last.holder()) && last.renewTime() != null
+        && !at(last.tick()).isBefore(runStart)) {
+      return Optional.of(new Seen(last.renewTime(), at(last.tick()), holder));
     }
     Held held = leftBy.get(key);
     if (held != null && holder.equals(held.holder()) && held.view().renewTime() != null
-        && held.view().changeSeenAt() != null && !held.view().changeSeenAt().isBefore(runStart)) {
-      return Optional.of(new Seen(held.view().renewTime(), held.view().changeSeenAt(), holder));
+        && !at(held.tick()).isBefore(runStart)) {
+      return Optional.of(new Seen(held.view().renewTime(), at(held.tick()), holder));
     }
     if (renewedBefore && runStart.isBefore(startedAt)) {
-      Instant at = looked.computeIfAbsent(key, k -> clock.instant());
-      return Optional.of(new Seen(at, at, holder));
+      // the renewTime made up for it is the time of the look, fixed; when it was seen ages with the ticker
+      Mark look = looked.computeIfAbsent(key, k -> new Mark(clock.instant(), ticker.getAsLong(), holder, false));
+      return Optional.of(new Seen(look.renewTime(), at(look.tick()), holder));
     }
     return Optional.empty();
   }
@@ -107,11 +138,11 @@ public final class RenewalClock {
     }
     // only Leases a reconcile has looked at (seenAt) are tracked: a renewal racing the deletion of its
     // instance must not bring back what was forgotten
-    Seen before = seen.get(key);
+    Mark before = seen.get(key);
     if (before == null || renew.equals(before.renewTime())) {
       return false;
     }
-    return seen.replace(key, before, new Seen(renew, clock.instant(), HeartbeatLeases.holder(lease)));
+    return seen.replace(key, before, new Mark(renew, ticker.getAsLong(), HeartbeatLeases.holder(lease), false));
   }
 
   /**
@@ -132,9 +163,9 @@ public final class RenewalClock {
     if (renew == null) {
       return null;
     }
-    return seen.compute(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()),
+    return told(seen.compute(key(lease.getMetadata().getNamespace(), lease.getMetadata().getName()),
         (k, old) -> old != null && Objects.equals(old.renewTime(), renew) ? old
-            : new Seen(renew, clock.instant(), HeartbeatLeases.holder(lease), old == null));
+            : new Mark(renew, ticker.getAsLong(), HeartbeatLeases.holder(lease), old == null)));
   }
 
   /** The Lease's renewTime as an instant, or null. */

@@ -78,16 +78,12 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
     return deletions.stream().anyMatch(x -> x.why() == PodDeletion.Why.END_RUN);
   }
 
-  /** A pod to create: its run number and name, and the RESPAWN_* values it gets. */
+  /**
+   * A pod to create: its run number and name, the RESPAWN_* values it gets, the shared dependency that released
+   * it, and when the run started by the operator's clock ({@code at}: the pod carries it, see PodFactory).
+   */
   public record PodStart(int run, String podName, int attempt, Optional<String> resumeCheckpoint,
-      Optional<InterruptionClass> interruptionClass, Optional<String> releasedBy) {
-
-    /** A start that no shared dependency released. */
-    public PodStart(int run, String podName, int attempt, Optional<String> resumeCheckpoint,
-        Optional<InterruptionClass> interruptionClass) {
-      this(run, podName, attempt, resumeCheckpoint, interruptionClass, Optional.empty());
-    }
-  }
+      Optional<InterruptionClass> interruptionClass, Optional<String> releasedBy, Instant at) {}
 
   /** An Event: type Normal or Warning, a reason of api.md §8, a message. */
   public record Notice(EventType type, EventReason reason, String message) {

@@ -19,4 +19,10 @@ public record LeaseView(Instant renewTime, Instant changeSeenAt, HealthVerdict v
     this(renewTime, changeSeenAt, verdict, detail, checkpoint, checkpointStatus, stepIdempotent, artifactsReady,
         false);
   }
+
+  /** The same Lease, its renewTime seen change at {@code at}. */
+  public LeaseView seenAt(Instant at) {
+    return new LeaseView(renewTime, at, verdict, detail, checkpoint, checkpointStatus, stepIdempotent, artifactsReady,
+        firstSight);
+  }
 }

@@ -84,7 +84,8 @@ public final class LivenessGate {
    * Judges the current run: whether it must end (stalled, crashed, stale, never started), whether it
    * is Ready, and when the verdict may change next.
    */
-  public static Judgement judge(RestartPolicy policy, LeaseView lease, PodView pod, Instant now) {
+  public static Judgement judge(RestartPolicy policy, LeaseView lease, PodView pod, Instant runningSince,
+      Instant now) {
     Optional<Duration> grace = policy.heartbeat().startupGrace();
     switch (pod.stage()) {
       case PENDING -> {
@@ -101,7 +102,7 @@ public final class LivenessGate {
         return new Judgement(Optional.empty(), l, Optional.empty());
       }
       case RUNNING -> {
-        return judgeRunning(policy, lease, pod, now);
+        return judgeRunning(policy, lease, pod, runningSince, now);
       }
       default -> {
         return new Judgement(Optional.empty(), new Liveness(false, POD_NOT_RUNNING,
@@ -110,7 +111,8 @@ public final class LivenessGate {
     }
   }
 
-  private static Judgement judgeRunning(RestartPolicy policy, LeaseView lease, PodView pod, Instant now) {
+  private static Judgement judgeRunning(RestartPolicy policy, LeaseView lease, PodView pod, Instant runningSince,
+      Instant now) {
     HealthVerdict verdict = verdictOf(lease);
     // the agent's own Stalled/Crashed verdict ends the run whether or not heartbeats are required
     if (verdict == HealthVerdict.Stalled || verdict == HealthVerdict.Crashed) {
@@ -124,7 +126,9 @@ public final class LivenessGate {
           : new Liveness(false, POD_NOT_READY, "pod " + pod.name() + " is running but not ready");
       return new Judgement(Optional.empty(), l, Optional.empty());
     }
-    Instant started = pod.startedAt() != null ? pod.startedAt() : pod.createdAt();
+    // the grace counts from when this operator saw the run running (its clock, kept in status), not from the
+    // kubelet's startedAt: a node clock minutes behind would end a starting run at once, one ahead stretch it
+    Instant started = runningSince != null ? runningSince : pod.startedBy(now);
     Instant graceEnd = started == null ? now : started.plus(policy.heartbeat().startupGrace().orElse(timeout.get()));
     Instant seen = lastSeen(lease);
     // fresh: age <= timeout, or within startupGrace of the pod's start (api.md §5)

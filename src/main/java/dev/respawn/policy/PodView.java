@@ -15,4 +15,20 @@ public record PodView(String name, String uid, Stage stage, Instant createdAt, I
   public boolean isLive() {
     return stage != Stage.FINISHED;
   }
+
+  /**
+   * When the agent container started, as far as the operator's clock can tell: the kubelet's time is the
+   * node's clock, so it is taken no earlier than the pod was made (the operator's own time, its started-at
+   * annotation) and no later than {@code now}. Null while the pod has neither time.
+   */
+  public Instant startedBy(Instant now) {
+    Instant t = startedAt != null ? startedAt : createdAt;
+    if (t == null) {
+      return null;
+    }
+    if (createdAt != null && t.isBefore(createdAt)) {
+      t = createdAt;
+    }
+    return t.isAfter(now) ? now : t;
+  }
 }

@@ -175,7 +175,7 @@ public final class RestartEvaluator {
         || LivenessGate.lastSeen(d.obs.lease().orElse(null)) != null) {
       return Optional.empty();
     }
-    Instant started = pod.get().startedAt() != null ? pod.get().startedAt() : pod.get().createdAt();
+    Instant started = pod.get().startedBy(d.now);
     Duration half = d.policy.heartbeat().startupGrace().orElse(timeout.get()).dividedBy(2);
     return Optional.ofNullable(started).map(t -> t.plus(half.compareTo(FIRST_RENEWAL) < 0 ? half : FIRST_RENEWAL));
   }
@@ -233,7 +233,7 @@ public final class RestartEvaluator {
       s.runStartedAt = d.now;
     }
     LeaseView lease = d.obs.lease().orElse(null);
-    Judgement j = LivenessGate.judge(p, lease, pod, d.now);
+    Judgement j = LivenessGate.judge(p, lease, pod, s.runStartedAt, d.now);
     d.liveness = j.liveness();
     j.nextCheck().ifPresent(d::wakeAt);
     Optional<EndingKind> end = j.endRun();
@@ -274,14 +274,10 @@ public final class RestartEvaluator {
       Instant healthyAt = healthySince.plus(p.resetAfter());
       // with heartbeats, "healthy for resetAfter" needs a heartbeat seen after that point too: an agent
       // that renewed once and hung must not end its failure sequence just because resetAfter <= timeout
-      Instant heard = LivenessGate.lastSeen(lease);
-      if (heard != null && lease.firstSight() && lease.renewTime().isBefore(heard)) {
-        // a renewal the agent made before this process first looked: a restarted operator grants every live run a
-        // full timeout from that look (api.md §12), which keeps a run fresh but proves nothing about when the
-        // agent was last heard. Only then is the agent's clock read: a renewal seen changing was heard when seen,
-        // whatever the agent's clock says (one behind ours must not hold its failure sequence open)
-        heard = lease.renewTime();
-      }
+      // a renewal the agent made before this process first looked: a restarted operator grants every live run a
+      // full timeout from that look (api.md §12), which keeps a run fresh but proves nothing about when the agent
+      // was last heard; its renewTime is the agent's clock. Only a renewal this process sees change counts.
+      Instant heard = lease != null && lease.firstSight() ? null : LivenessGate.lastSeen(lease);
       boolean heardSince = p.heartbeat().timeout().isEmpty() || (heard != null && !heard.isBefore(healthyAt));
       if (!d.now.isBefore(healthyAt) && j.liveness().ready() && heardSince) {
         RunStart.endSequence(d);

@@ -72,7 +72,7 @@ final class RunStart {
     }
     d.start = new PodStart(s.run, podName, s.attempt, checkpoint,
         checkpoint.isPresent() ? Optional.ofNullable(s.lastRestart.interruptionClass()) : Optional.empty(),
-        Optional.ofNullable(d.releasedBy));
+        Optional.ofNullable(d.releasedBy), at);
     return true;
   }
 

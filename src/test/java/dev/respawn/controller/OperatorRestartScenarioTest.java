@@ -134,7 +134,7 @@ class OperatorRestartScenarioTest extends MockClusterScenario {
     Instant due = Instant.parse(waiting.getStatus().nextRestartAt);
     await().atMost(OperatorFixture.AT_MOST).until(() -> !Instant.now().isBefore(due));
     Pod next = PodFactory.build(f.get("adopt"), new Decision.PodStart(2, "adopt-2", 1, Optional.empty(),
-        Optional.empty()), "adopt");
+        Optional.empty(), Optional.empty(), due), "adopt");
     f.client.pods().inNamespace(OperatorFixture.NS).resource(next).create();
     f.startOperator();
     AgentInstance adopted = f.awaitInstance("adopt", i -> at(i, 2, Phase.Running));
@@ -161,7 +161,7 @@ class OperatorRestartScenarioTest extends MockClusterScenario {
     // what the dead operator did before its status write: it saw the failure and created the next pod
     f.kubelet.terminate("lost-1", 1, "Error", "network_timeout: upstream");
     Pod next = PodFactory.build(f.get("lost"), new Decision.PodStart(2, "lost-2", 1, Optional.empty(),
-        Optional.empty()), "lost");
+        Optional.empty(), Optional.empty(), Instant.now()), "lost");
     f.client.pods().inNamespace(OperatorFixture.NS).resource(next).create();
     f.startOperator();
     AgentInstance running = f.awaitInstance("lost", i -> at(i, 2, Phase.Running));

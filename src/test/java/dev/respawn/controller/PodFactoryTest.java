@@ -14,6 +14,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class PodFactoryTest {
+  private static final java.time.Instant AT = java.time.Instant.parse("2026-11-21T10:00:00.250Z");
+
   /**
    * The kubelet expands {@code $(NAME)} in env values and turns {@code $$} into {@code $}: free text the operator
    * passes (spec.task, the checkpoint to resume from) is escaped, so the agent reads it as written.
@@ -25,7 +27,7 @@ class PodFactoryTest {
         .build());
 
     Map<String, String> env = PodFactory.build(instance, new Decision.PodStart(2, "coder-2", 1,
-        Optional.of("ckpt-$(RESPAWN_RUN)"), Optional.empty()), "coder").getSpec().getContainers().get(0).getEnv()
+        Optional.of("ckpt-$(RESPAWN_RUN)"), Optional.empty(), Optional.empty(), AT), "coder").getSpec().getContainers().get(0).getEnv()
         .stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
 
     assertThat(env).containsEntry("RESPAWN_TASK", "budget $$$$5 for $$(HOME)")
@@ -42,13 +44,30 @@ class PodFactoryTest {
         .endContainer().endSpec().build());
 
     java.util.List<EnvVar> env = PodFactory.build(instance, new Decision.PodStart(3, "coder-3", 0, Optional.empty(),
-        Optional.empty()), "coder").getSpec().getContainers().get(0).getEnv();
+        Optional.empty(), Optional.empty(), AT), "coder").getSpec().getContainers().get(0).getEnv();
 
     java.util.List<String> names = env.stream().map(EnvVar::getName).toList();
     assertThat(names.indexOf("RESPAWN_TASK")).isLessThan(names.indexOf("PROMPT"));
     assertThat(env).filteredOn(e -> e.getName().equals("RESPAWN_RUN")).singleElement()
         .satisfies(e -> assertThat(e.getValue()).isEqualTo("3"));
     assertThat(names).endsWith("PROMPT");
+  }
+
+  /**
+   * Every run's pod, the first included, carries when the operator started it, by the operator's own clock: its
+   * startup deadlines are counted from that, not from creationTimestamp (the API server's clock).
+   */
+  @Test
+  void everyPodCarriesTheTimeTheOperatorStartedItsRun() {
+    AgentInstance instance = instance("t", new PodTemplateSpecBuilder().withNewMetadata()
+        .addToAnnotations("example.com/team", "a").endMetadata().withNewSpec().addNewContainer().withName("agent")
+        .withImage("registry.example/agents/coder:1.4").endContainer().endSpec().build());
+
+    var pod = PodFactory.build(instance, new Decision.PodStart(1, "coder-1", 0, Optional.empty(), Optional.empty(),
+        Optional.empty(), AT), "coder");
+
+    assertThat(pod.getMetadata().getAnnotations()).containsEntry(AgentInstance.STARTED_AT_ANNOTATION,
+        "2026-11-21T10:00:00.250Z").containsEntry("example.com/team", "a");
   }
 
   private static AgentInstance instance(String task, io.fabric8.kubernetes.api.model.PodTemplateSpec template) {

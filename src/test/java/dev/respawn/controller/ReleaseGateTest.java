@@ -33,7 +33,8 @@ class ReleaseGateTest {
   }
 
   static Decision start(boolean existing) {
-    PodStart start = new PodStart(2, "coder-2", 0, Optional.empty(), Optional.empty(), Optional.of("model-api"));
+    PodStart start = new PodStart(2, "coder-2", 0, Optional.empty(), Optional.empty(), Optional.of("model-api"),
+        java.time.Instant.parse("2026-11-21T10:00:00Z"));
     return new Decision(new InstanceState(), List.of(), Optional.of(start), false, false, existing, null,
         Optional.empty(), List.of(), 0, Optional.empty(), new Decision.Liveness(false, "PodNotRunning", ""));
   }

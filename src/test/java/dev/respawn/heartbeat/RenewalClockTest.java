@@ -63,4 +63,26 @@ class RenewalClockTest {
     renewals.forget("agents", "coder");
     assertThat(renewals.size()).isZero();
   }
+
+  /**
+   * When a renewal was seen is an age, measured with a monotonic ticker: a step of the wall clock (NTP correcting a
+   * large offset, a VM resumed) moves every sighting with it, so no heartbeat looks older than it is.
+   */
+  @Test
+  void aStepOfTheWallClockAgesNoRenewal() {
+    java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong(7_000_000_000L);
+    RenewalClock renewals = new RenewalClock(clock, ticks::get);
+    Lease lease = renewedBy("coder-1", T0);
+    assertThat(renewals.seenAt(lease)).isEqualTo(T0);
+    ticks.addAndGet(Duration.ofSeconds(4).toNanos());
+    advance(Duration.ofSeconds(4).plus(Duration.ofMinutes(2))); // 4 s passed, and the wall clock stepped 2 min
+    assertThat(renewals.seenAt(lease)).as("seen 4 s ago").isEqualTo(now.get().minusSeconds(4));
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-1", T0, false))
+        .hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(now.get().minusSeconds(4)));
+    ticks.addAndGet(Duration.ofSeconds(1).toNanos());
+    advance(Duration.ofSeconds(1));
+    Lease renewed = renewedBy("coder-1", T0.plusSeconds(5));
+    assertThat(renewals.observe(renewed)).isTrue();
+    assertThat(renewals.seenAt(renewed)).isEqualTo(now.get());
+  }
 }
