@@ -10,6 +10,7 @@ import dev.respawn.policy.Bounds;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.LeaseView;
 import dev.respawn.policy.PodFacts;
+import dev.respawn.policy.PodView;
 import dev.respawn.policy.Request;
 import dev.respawn.policy.Sighting;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -84,9 +85,10 @@ final class InstanceSighting {
    */
   private static Optional<LeaseView> remembered(AgentInstance instance, String leaseName, InstanceState state,
       List<PodFacts> facts, RenewalClock renewals) {
+    // when the operator made the run's pod (its own clock, the pod's started-at annotation): no renewal by the
+    // run's pod can come before it; the kubelet's startedAt is the node's clock
     Instant runStart = facts.stream().map(PodFacts::view).filter(p -> state.currentPod.equals(p.name()))
-        .map(p -> p.startedAt() != null ? p.startedAt() : p.createdAt()).filter(java.util.Objects::nonNull)
-        .findFirst().orElse(null);
+        .map(PodView::createdAt).filter(java.util.Objects::nonNull).findFirst().orElse(null);
     if (runStart == null) {
       return Optional.empty();
     }

@@ -133,7 +133,9 @@ final class DecisionDraft {
     if (state.runStartedAt != null) {
       return state.runStartedAt;
     }
-    Instant podStart = observedCurrent == null ? null : observedCurrent.startedAt();
+    // the kubelet's start is the node's clock: never before the operator made the pod
+    Instant podStart = observedCurrent == null || observedCurrent.startedAt() == null ? null
+        : observedCurrent.startedBy(now);
     RestartInfo restart = replacedRestart != null ? replacedRestart : state.lastRestart;
     Instant made = restart != null && state.currentPod != null && state.currentPod.equals(restart.pod())
         ? restart.startedAt() : null;

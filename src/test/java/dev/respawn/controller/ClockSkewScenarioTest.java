@@ -123,4 +123,32 @@ class ClockSkewScenarioTest {
       noFailureFor(f, "steady", Duration.ofSeconds(3));
     }
   }
+
+  /**
+   * A node whose clock is 2 minutes ahead, and the run's Lease deleted by hand after the agent renewed: the run keeps
+   * the last renewal the operator saw its pod make. That renewal counts when it was seen after the operator made
+   * the pod (its own clock), whatever the kubelet's startedAt says; the run stays Ready until its timeout.
+   */
+  @Test
+  void aRunOnANodeAheadKeepsItsLastRenewalWhenItsLeaseIsDeleted() {
+    try (OperatorFixture f = new OperatorFixture()) {
+      f.policy("hb", """
+          backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+          heartbeat: {timeout: 20s}
+          """);
+      f.kubelet.script("ahead", Run.stuckPending("ContainerCreating", ""));
+      f.instance("ahead", "hb");
+      await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("ahead-1"), ClockSkewScenarioTest::waitingToStart);
+      try (SimulatedKubelet node = new SimulatedKubelet(f.api.newClient(), OperatorFixture.NS,
+          () -> Instant.now().plus(Duration.ofMinutes(2)))) {
+        node.startRunning("ahead-1");
+        Heartbeat hb = f.kubelet.renewEvery(Duration.ofMillis(300), "ahead", "ahead-1", "Healthy");
+        f.awaitInstance("ahead", i -> OperatorFixture.hasCondition(i, "Ready", "True", "Healthy"));
+        hb.stop();
+        f.client.leases().inNamespace(OperatorFixture.NS).withName("ahead").delete();
+        f.holdsFor(Duration.ofSeconds(2), () -> f.get("ahead"),
+            i -> OperatorFixture.hasCondition(i, "Ready", "True", "Healthy"));
+      }
+    }
+  }
 }
