@@ -68,7 +68,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
       case Closed -> {
         if (d.recent.size() >= s.failureThreshold()) {
           // opened by the blame that reached the threshold (the failures after it came while it was Open, §3 d2)
-          d.open(s, recent.get(s.failureThreshold() - 1).at(), "failures of " + s.failureThreshold()
+          d.open(s, thresholdReachedAt(s, known, c.closedAt(), now), "failures of " + s.failureThreshold()
               + " distinct instances within " + GoDuration.format(s.window()));
         } else if (!c.releaseOrder().isEmpty()
             && !now.isBefore(s.releaseAt(c.closedAt(), c.releaseOrder().size() - 1))) {
@@ -170,16 +170,33 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
    */
   private static List<Blame> recent(DependencySettings s, List<Blame> blames, Instant closedAt, Instant now) {
     Map<String, Blame> latest = new HashMap<>();
-    Instant from = now.minus(s.window());
     for (Blame b : blames) {
-      if (b.at() == null || b.at().isBefore(from) || (closedAt != null && !b.at().isAfter(closedAt))) {
-        continue;
+      if (counts(s, b, closedAt, now)) {
+        latest.merge(b.instance(), b, (x, y) -> x.at().isAfter(y.at()) ? x : y);
       }
-      latest.merge(b.instance(), b, (x, y) -> x.at().isAfter(y.at()) ? x : y);
     }
     List<Blame> out = new ArrayList<>(latest.values());
     out.sort(Comparator.comparing(Blame::at).thenComparing(Blame::instance));
     return out;
+  }
+
+  /**
+   * When failureThreshold distinct instances had been blamed: the first blame of the instance that made them that
+   * many. An instance blamed again later (before this step) does not move it: the circuit opened with the first.
+   */
+  private static Instant thresholdReachedAt(DependencySettings s, List<Blame> blames, Instant closedAt, Instant now) {
+    Map<String, Instant> first = new HashMap<>();
+    for (Blame b : blames) {
+      if (counts(s, b, closedAt, now)) {
+        first.merge(b.instance(), b.at(), (x, y) -> x.isBefore(y) ? x : y);
+      }
+    }
+    return first.values().stream().sorted().skip(s.failureThreshold() - 1L).findFirst().orElse(now);
+  }
+
+  /** A blame within the window and since the circuit last closed. */
+  private static boolean counts(DependencySettings s, Blame b, Instant closedAt, Instant now) {
+    return b.at() != null && !b.at().isBefore(now.minus(s.window())) && (closedAt == null || b.at().isAfter(closedAt));
   }
 
   /**

@@ -40,4 +40,21 @@ class BoundsTest {
     assertThat(Bounds.truncateUtf8(text, 60)).isEqualTo(text);
     assertThat(Bounds.truncateUtf8(text, 59)).isEqualTo(text.substring(0, 19));
   }
+
+  /** §9: text that fits its bound whole is kept whole, also when it takes the encoder's path (over a third of it). */
+  @Test
+  void textThatFitsWholeIsKeptWholeWhateverItsLength() {
+    String ascii = "a".repeat(400); // 400 bytes: fits 512
+    assertThat(Bounds.truncateUtf8(ascii, 512)).isEqualTo(ascii);
+    String mixed = "é".repeat(200) + "a".repeat(100); // 500 bytes
+    assertThat(Bounds.truncateUtf8(mixed, 512)).isEqualTo(mixed);
+  }
+
+  /** §5: a checkpoint is "<= 256 bytes": exactly 256 fits, 257 does not. */
+  @Test
+  void fitsUtf8IsInclusiveOfTheBound() {
+    assertThat(Bounds.fitsUtf8("c".repeat(256), Bounds.CHECKPOINT_BYTES)).isTrue();
+    assertThat(Bounds.fitsUtf8("c".repeat(257), Bounds.CHECKPOINT_BYTES)).isFalse();
+    assertThat(Bounds.fitsUtf8("é".repeat(129), Bounds.CHECKPOINT_BYTES)).as("258 bytes in 129 characters").isFalse();
+  }
 }

@@ -295,4 +295,99 @@ class DependencyCircuitTest {
     return advance(open, List.of(), List.of(new Waiter("c", t(2)), new Waiter("e", t(4)), new Waiter("d", t(5))),
         t(32)).next();
   }
+
+  /** README: "An edit of a dependency's openDuration while its circuit is Open counts from openedAt". */
+  @Test
+  void aShorterOpenDurationEditedWhileOpenBringsTheHalfOpenForward() {
+    DependencyCircuit open = advance(DependencyCircuit.closed("model-api"), List.of(new Blame("a", t(0)),
+        new Blame("b", t(1)), new Blame("c", t(2))), List.of(), t(3)).next();
+    assertThat(open.halfOpenAt()).isEqualTo(t(32));
+    DependencySettings shorter = new DependencySettings("model-api", MODEL_API.match(), 3, Duration.ofMinutes(1),
+        Duration.ofSeconds(10), 2, 5.0);
+    Step edited = DependencyCircuit.advance(shorter, open, List.of(), List.of(new Waiter("c", t(2))), Map.of(),
+        Map.of(), t(12));
+    assertThat(edited.next().state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(edited.next().probes()).containsExactly("c");
+  }
+
+  /**
+   * §11 "never more than probes probe runs at once" and README: a probe whose run ends for good "proves nothing";
+   * a probe gone when another one reopens the circuit is not carried into the next round.
+   */
+  @Test
+  void aProbeGoneWhenAnotherFailsIsNotCarriedIntoTheReopenedCircuit() {
+    DependencyCircuit half = halfOpen(); // probes c and e
+    Step reopens = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(new Waiter("d", t(5))),
+        Map.of("c", ProbeOutcome.FAILED, "e", ProbeOutcome.GONE), Map.of("c", t(35)), t(36));
+    assertThat(reopens.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(reopens.next().probes()).isEmpty();
+    Step next = DependencyCircuit.advance(MODEL_API, reopens.next(), List.of(), List.of(new Waiter("c", t(35)),
+        new Waiter("d", t(5)), new Waiter("f", t(6))), Map.of(), Map.of(), t(65));
+    assertThat(next.next().probes()).containsExactly("d", "f");
+  }
+
+  /** stillRunning / README: a probe blamed again while the circuit is Open waits like every other instance. */
+  @Test
+  void aCarriedProbeThatWaitsAgainIsAWaiterNotAProbe() {
+    DependencyCircuit half = halfOpen(); // probes c and e
+    DependencyCircuit reopened = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(new Waiter("d", t(5))),
+        Map.of("c", ProbeOutcome.FAILED, "e", ProbeOutcome.RUNNING), Map.of("c", t(35)), t(36)).next();
+    assertThat(reopened.probes()).containsExactly("e");
+    // e fails, blamed, while Open: it waits in the queue now
+    Step open = DependencyCircuit.advance(MODEL_API, reopened, List.of(), List.of(new Waiter("d", t(5)),
+        new Waiter("e", t(40))), Map.of("e", ProbeOutcome.RUNNING), Map.of(), t(41));
+    assertThat(open.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(open.next().probes()).isEmpty();
+  }
+
+  /** §11 "Closed again: the waiting instances are restarted": the probe that closed it is running, not released. */
+  @Test
+  void theProbeThatClosesTheCircuitIsNotInTheReleaseOrder() {
+    DependencyCircuit half = DependencyCircuit.advance(settings(3, 1, 5.0), advance(DependencyCircuit.closed(
+        "model-api"), List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2))), List.of(), t(3))
+        .next(), List.of(), List.of(new Waiter("c", t(2)), new Waiter("d", t(5))), Map.of(), Map.of(), t(32)).next();
+    assertThat(half.probes()).containsExactly("c");
+    // the probe keeps waitingFor while it probes: it is among the waiters the policy reconciler sees
+    Step closes = DependencyCircuit.advance(settings(3, 1, 5.0), half, List.of(), List.of(new Waiter("c", t(2)),
+        new Waiter("d", t(5))), Map.of("c", ProbeOutcome.HEALTHY), Map.of(), t(100));
+    assertThat(closes.next().state()).isEqualTo(CircuitState.Closed);
+    assertThat(closes.next().releaseOrder()).containsExactly("d");
+  }
+
+  /** No stuck HalfOpen: when its only probe is gone and no instance waits any more, there is nothing to protect. */
+  @Test
+  void aHalfOpenCircuitWithNoProbeLeftAndNobodyWaitingCloses() {
+    DependencyCircuit half = halfOpen();
+    Step step = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(),
+        Map.of("c", ProbeOutcome.GONE, "e", ProbeOutcome.GONE), Map.of(), t(40));
+    assertThat(step.next().state()).isEqualTo(CircuitState.Closed);
+    assertThat(step.next().probes()).isEmpty();
+  }
+
+  /**
+   * README: "openedAt is the time of the failure that reached failureThreshold". An instance blamed twice (recorded at
+   * its first failure) and a second instance in between: two distinct instances were reached with the second
+   * instance's failure, not with the first instance's later one.
+   */
+  @Test
+  void theCircuitOpensAtTheFailureThatBroughtDistinctInstancesToTheThreshold() {
+    DependencySettings two = settings(2, 1, 5.0);
+    DependencyCircuit recorded = DependencyCircuit.advance(two, DependencyCircuit.closed("model-api"),
+        List.of(new Blame("a", t(10))), List.of(), Map.of(), Map.of(), t(10)).next();
+    assertThat(recorded.state()).isEqualTo(CircuitState.Closed);
+    // b fails at t(30) and a again at t(40) before the policy reconciler steps again
+    Step opens = DependencyCircuit.advance(two, recorded, List.of(new Blame("b", t(30)), new Blame("a", t(40))),
+        List.of(), Map.of(), Map.of(), t(41));
+    assertThat(opens.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(opens.next().openedAt()).isEqualTo(t(30));
+  }
+
+  /** §11 "releaseRate: 0 = no limit": every waiting instance is released when the circuit closes. */
+  @Test
+  void aReleaseRateOfZeroReleasesEveryWaiterAtOnce() {
+    DependencySettings unlimited = settings(3, 1, 0.0);
+    assertThat(unlimited.releaseAt(t(40), 0)).isEqualTo(t(40));
+    assertThat(unlimited.releaseAt(t(40), 49)).isEqualTo(t(40));
+    assertThat(MODEL_API.releaseAt(t(40), 1)).isEqualTo(t(40).plusMillis(210));
+  }
 }

@@ -657,4 +657,228 @@ class DependencyFleetTest {
     assertThat(c.state()).as("a's new run is 35 s old (resetAfter 600s): nothing was healthy for resetAfter")
         .isNotEqualTo(CircuitState.Closed);
   }
+
+  /**
+   * §11: "failures of >= failureThreshold distinct instances within window open the circuit": one instance failing
+   * again and again is one instance, and its own failures never open the shared circuit (its backoff handles it).
+   */
+  @Test
+  void repeatedFailuresOfOneInstanceNeverOpenTheSharedCircuit() {
+    Fleet f = new Fleet(modelApiPolicy("maxRetries: 5\n", "failureThreshold: 2\nwindow: 1m\nopenDuration: 30s\n"),
+        "a", "b");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    assertThat(f.fail("a", OUTAGE).reasonCode()).isEqualTo(ReasonCode.RESTART_SCHEDULED);
+    f.settle();
+    f.runUntil(T0.plusSeconds(15)); // a's 2 s backoff is over: run 2
+    f.running("a");
+    f.settle();
+    f.now = T0.plusSeconds(20);
+    Decision again = f.fail("a", OUTAGE);
+    assertThat(again.reasonCode()).as("a's second failure is no second instance").isEqualTo(ReasonCode.RESTART_SCHEDULED);
+    f.settle();
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.Closed);
+    assertThat(f.m("a").state.attempt).isEqualTo(2);
+    assertThat(f.m("a").state.waitingFor).isNull();
+  }
+
+  /** §11: only blames "within window" count towards the threshold; an older one has been forgotten. */
+  @Test
+  void aBlameOlderThanTheWindowDoesNotHelpOpenTheSharedCircuit() {
+    Fleet f = new Fleet(modelApiPolicy("maxRetries: 5\n", "failureThreshold: 2\nwindow: 1m\nopenDuration: 30s\n"),
+        "a", "b");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE);
+    f.settle();
+    f.runUntil(T0.plusSeconds(71)); // 61 s after a's failure: outside the 1m window
+    Decision b = f.fail("b", OUTAGE);
+    assertThat(b.reasonCode()).isEqualTo(ReasonCode.RESTART_SCHEDULED);
+    f.settle();
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.Closed);
+    assertThat(f.m("b").state.phase).isEqualTo(Phase.Backoff);
+    assertThat(f.m("b").state.attempt).isEqualTo(1);
+  }
+
+  /** A member of the fleet for a direct step of the circuits: its status with this last failure and phase. */
+  static FleetCircuits.Member member(String name, Phase phase, Instant failedAt, String dependency, String waitingFor) {
+    InstanceState st = new InstanceState();
+    st.phase = phase;
+    st.lastFailure = new InstanceState.FailureInfo(name + "-1", name + "-uid", dev.respawn.api.v1alpha1.InterruptionClass
+        .ToolFailure, "UnhandledException", "Error", 1, "x", "", true, failedAt, dependency);
+    st.waitingFor = waitingFor;
+    return new FleetCircuits.Member(name, st, false);
+  }
+
+  /** §11: "Each transition writes a DependencyCircuitChanged Event": the step tells what changed, and only then. */
+  @Test
+  void aStepTellsTheTransitionsOfTheCircuitsThatChangedAndNoOthers() {
+    RestartPolicy p = Fleet.policyOf(modelApiPolicy("", "failureThreshold: 2\n"));
+    FleetCircuits.Result opens = FleetCircuits.step(p, Map.of(), List.of(
+        member("a", Phase.CircuitOpen, T0, "model-api", "model-api"),
+        member("b", Phase.CircuitOpen, T0.plusSeconds(1), "model-api", "model-api")), T0.plusSeconds(2));
+    assertThat(opens.circuits()).singleElement().satisfies(c -> assertThat(c.state()).isEqualTo(CircuitState.Open));
+    assertThat(opens.transitions()).containsOnlyKeys("model-api");
+    assertThat(opens.transitions().get("model-api")).singleElement().satisfies(t -> {
+      assertThat(t.from()).isEqualTo(CircuitState.Closed);
+      assertThat(t.to()).isEqualTo(CircuitState.Open);
+    });
+    FleetCircuits.Result quiet = FleetCircuits.step(p, Map.of("model-api", opens.circuits().get(0)), List.of(
+        member("a", Phase.CircuitOpen, T0, "model-api", "model-api"),
+        member("b", Phase.CircuitOpen, T0.plusSeconds(1), "model-api", "model-api")), T0.plusSeconds(3));
+    assertThat(quiet.transitions()).isEmpty();
+  }
+
+  /** §11 "none early, no restart lost": with two dependencies open, the step wakes at the earlier HalfOpen. */
+  @Test
+  void withTwoOpenDependenciesTheStepWakesAtTheEarlierHalfOpen() {
+    RestartPolicy p = Fleet.policyOf("""
+        dependencies:
+        - {name: slow, match: {messageContains: [slow]}, failureThreshold: 1, openDuration: 60s}
+        - {name: fast, match: {messageContains: [fast]}, failureThreshold: 1, openDuration: 10s}
+        """);
+    FleetCircuits.Result r = FleetCircuits.step(p, Map.of(), List.of(
+        member("a", Phase.CircuitOpen, T0, "slow", "slow"),
+        member("b", Phase.CircuitOpen, T0.plusSeconds(1), "fast", "fast")), T0.plusSeconds(2));
+    assertThat(r.circuits()).extracting(DependencyCircuit::state).containsOnly(CircuitState.Open);
+    assertThat(r.wakeAt()).contains(T0.plusSeconds(11));
+  }
+
+  /**
+   * A probe whose run failed for another reason since the HalfOpen proves nothing (README: "the next waiter probes
+   * instead"): running again after its own restart, it does not close the circuit as a healthy probe.
+   */
+  @Test
+  void aProbeThatFailedForAnotherReasonAndRunsAgainIsNoHealthyProbe() {
+    RestartPolicy p = Fleet.policyOf(modelApiPolicy("", "failureThreshold: 1\nopenDuration: 30s\n"));
+    Instant halfOpenAt = T0.plusSeconds(30);
+    DependencyCircuit half = new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, T0, halfOpenAt, null,
+        halfOpenAt, List.of("a"), List.of(), List.of(), 2, 2);
+    FleetCircuits.Result r = FleetCircuits.step(p, Map.of("model-api", half), List.of(
+        member("a", Phase.Running, halfOpenAt.plusSeconds(5), null, null), // "disk full", restarted, running
+        member("b", Phase.CircuitOpen, T0.plusSeconds(1), "model-api", "model-api")), halfOpenAt.plusSeconds(10));
+    assertThat(r.circuits()).singleElement().satisfies(c -> {
+      assertThat(c.state()).isEqualTo(CircuitState.HalfOpen);
+      assertThat(c.probes()).containsExactly("b");
+    });
+  }
+
+  /**
+   * §11 d2 "the instance restarts when the dependency lets it", and README "No periodic reconcile": the failure that
+   * opens the circuit waits openDuration, shown in lastDecision and as a wake-up of its own.
+   */
+  @Test
+  void theFailureThatOpensTheCircuitWaitsItsOpenDurationWithAWakeUpOfItsOwn() {
+    Fleet f = new Fleet(modelApiPolicy("", "failureThreshold: 1\nopenDuration: 30s\n"), "a");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    Decision d = f.fail("a", OUTAGE);
+    assertThat(d.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+    assertThat(f.m("a").state.nextRestartAt).isEqualTo(T0.plusSeconds(40));
+    assertThat(f.m("a").state.lastDecision.delaySeconds()).isEqualTo(30.0);
+    assertThat(d.wakeAt()).contains(T0.plusSeconds(40));
+  }
+
+  /**
+   * README: "under resume.mode: Require without an eligible checkpoint it is Escalated with the resume code, never
+   * restarted fresh", also when its failure is blamed on a dependency it would wait for.
+   */
+  @Test
+  void underRequireABlamedFailureWithoutACheckpointEscalatesRatherThanWaiting() {
+    Fleet f = new Fleet(modelApiPolicy("resume: {mode: Require}\n", "failureThreshold: 1\nopenDuration: 30s\n"),
+        "a");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    Decision d = f.fail("a", OUTAGE);
+    assertThat(f.m("a").state.phase).isEqualTo(Phase.Escalated);
+    assertThat(d.reasonCode()).isEqualTo(ReasonCode.RESUME_MISSING_CHECKPOINT);
+    assertThat(f.m("a").state.waitingFor).isNull();
+  }
+
+  /**
+   * §11 "Closed again ... the failures ... open the circuit": blames from before the circuit last closed do not count
+   * towards reopening it, on the instance's side either.
+   */
+  @Test
+  void blamesFromBeforeTheCircuitClosedDoNotReopenItFromTheInstancesSide() {
+    RestartPolicy p = Fleet.policyOf(modelApiPolicy("", "failureThreshold: 2\nwindow: 10m\n"));
+    Instant closedAt = T0.plusSeconds(60);
+    DependencyCircuit closed = new DependencyCircuit("model-api", CircuitState.Closed, 1, T0, T0.plusSeconds(30),
+        closedAt, closedAt, List.of(), List.of(), List.of(new DependencyCircuit.Blame("b", T0.plusSeconds(50))), 0, 1);
+    assertThat(DependencyWait.opensWith(closed, p.dependency("model-api").orElseThrow(), "a", T0.plusSeconds(70)))
+        .as("b's blame is from before the circuit closed").isFalse();
+    DependencyCircuit fresh = new DependencyCircuit("model-api", CircuitState.Closed, 1, T0, T0.plusSeconds(30),
+        closedAt, closedAt, List.of(), List.of(), List.of(new DependencyCircuit.Blame("b", T0.plusSeconds(65))), 0, 1);
+    assertThat(DependencyWait.opensWith(fresh, p.dependency("model-api").orElseThrow(), "a", T0.plusSeconds(70)))
+        .isTrue();
+  }
+
+  /** RestartPolicy.dependency(name): each waiter is judged by its own dependency's settings. */
+  @Test
+  void aPolicyFindsEachDependencyByItsName() {
+    RestartPolicy p = Fleet.policyOf("""
+        dependencies:
+        - {name: slow, match: {messageContains: [slow]}, openDuration: 60s}
+        - {name: fast, match: {messageContains: [fast]}, openDuration: 10s}
+        """);
+    assertThat(p.dependency("fast")).hasValueSatisfying(d -> assertThat(d.openDuration()).isEqualTo(
+        Duration.ofSeconds(10)));
+    assertThat(p.dependency("slow")).hasValueSatisfying(d -> assertThat(d.name()).isEqualTo("slow"));
+    assertThat(p.dependency("gone")).isEmpty();
+  }
+
+  /** README: "A probe keeps waitingFor while it probes (until its run was healthy for resetAfter, or failed)". */
+  @Test
+  void aProbeKeepsWaitingForWhileItProbes() {
+    Fleet f = new Fleet(modelApiPolicy("", "failureThreshold: 1\nopenDuration: 30s\n"), "a");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE);
+    f.settle();
+    f.runUntil(T0.plusSeconds(41));
+    assertThat(f.circuit("model-api").state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(f.m("a").podsCreated).as("a probes").hasSize(2);
+    assertThat(f.m("a").state.waitingFor).isEqualTo("model-api");
+    f.running("a");
+    assertThat(f.m("a").state.waitingFor).isEqualTo("model-api");
+  }
+
+  /**
+   * §11 + README: a waiter's turn with its restart window full escalates it (restart_limit_exceeded), as any other
+   * restart would, and lastDecision says so.
+   */
+  @Test
+  void aWaiterWhoseTurnComesWithItsWindowFullIsEscalatedWithThatCode() {
+    Fleet f = waitingWithItsWindowFull();
+    f.settle();
+    f.runUntil(f.now.plus(Duration.ofMinutes(2)));
+    Member a = f.m("a");
+    assertThat(a.state.phase).isEqualTo(Phase.Escalated);
+    assertThat(a.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
+    assertThat(a.state.lastDecision.action()).isEqualTo(DecisionAction.Escalate);
+  }
+
+  /**
+   * §11 and README: an agent suspended while it waits and unsuspended while the circuit is still Open "waits again, in
+   * its place": status says so (dependency_circuit_open) and the restart it waits for is the unsuspend's.
+   */
+  @Test
+  void anUnsuspendWhileTheDependencyIsOpenIsRecordedAsAWaitForIt() {
+    Fleet f = new Fleet(modelApiPolicy("", "failureThreshold: 1\nopenDuration: 30s\n"), "a");
+    f.startAll();
+    f.now = T0.plusSeconds(10);
+    f.fail("a", OUTAGE);
+    f.settle();
+    f.now = T0.plusSeconds(15);
+    f.m("a").suspend = true;
+    f.edited("a");
+    f.now = T0.plusSeconds(20);
+    f.m("a").suspend = false;
+    f.edited("a");
+    InstanceState a = f.m("a").state;
+    assertThat(a.phase).isEqualTo(Phase.CircuitOpen);
+    assertThat(a.waitingFor).isEqualTo("model-api");
+    assertThat(a.lastDecision.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+    assertThat(a.lastRestart.kind()).isEqualTo(RestartKind.Unsuspend);
+  }
 }

@@ -136,4 +136,13 @@ class FailureClassifierTest {
   private static String match(RestartPolicy p, int exit, String reason, String message) {
     return FailureClassifier.classify(ending(EndingKind.TERMINATED, exit, reason, message), p, List.of()).rule();
   }
+
+  /** §4: "exit code >= 128 (killed by a signal)" is a ProcessCrash from 128 on; 127 is still a ToolFailure. */
+  @Test
+  void exitCode128IsTheFirstSignalExitAndAProcessCrash() {
+    assertThat(FailureClassifier.classify(ending(EndingKind.TERMINATED, 128, "Error", null), TEN_RETRIES, List.of())
+        .interruptionClass()).isEqualTo(InterruptionClass.ProcessCrash);
+    assertThat(FailureClassifier.classify(ending(EndingKind.TERMINATED, 127, "Error", null), TEN_RETRIES, List.of())
+        .interruptionClass()).isEqualTo(InterruptionClass.ToolFailure);
+  }
 }

@@ -53,4 +53,19 @@ class GoDurationTest {
     assertThat(GoDuration.format(Duration.ofNanos(nanos))).isEqualTo(text);
     assertThat(GoDuration.parse(text)).isEqualTo(Duration.ofNanos(nanos));
   }
+
+  /** Go's time.Duration.String switches units at exactly 1µs and 1ms, and prints a negative duration with a sign. */
+  @ParameterizedTest
+  @CsvSource({"999, 999ns", "1000, 1µs", "999999, 999.999µs", "1000000, 1ms", "-2000000000, -2s"})
+  void formatsTheUnitBoundariesAsGoDoes(long nanos, String text) {
+    assertThat(GoDuration.format(Duration.ofNanos(nanos))).isEqualTo(text);
+  }
+
+  /** The longest duration Go can hold (2562047h47m16.854775807s, Long.MAX_VALUE ns) is itself a duration. */
+  @org.junit.jupiter.api.Test
+  void theLongestDurationGoCanHoldParses() {
+    assertThat(GoDuration.parse("9223372036854775807ns")).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+    assertThat(GoDuration.parse("2562047h47m16.854775807s")).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+    assertThatThrownBy(() -> GoDuration.parse("9223372036854775808ns")).hasMessageContaining("at most");
+  }
 }

@@ -276,4 +276,114 @@ class LivenessGateTest {
     assertThat(s.reconcile().deletePod()).isTrue();
     assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.ProcessCrash);
   }
+
+  /**
+   * §2 / §12: status.heartbeat "changes when the verdict or detail changes, never per renewal": since stays at the
+   * verdict's first sighting across renewals; a new detail is shown with the same since; a new verdict moves since.
+   */
+  @Test
+  void statusHeartbeatChangesWithTheVerdictOrDetailNeverPerRenewal() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile();
+    Instant healthySince = s.now;
+    assertThat(s.state.heartbeat.verdict()).isEqualTo(HealthVerdict.Healthy);
+    assertThat(s.state.heartbeat.since()).isEqualTo(healthySince);
+    s.advance(Duration.ofSeconds(20));
+    s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile();
+    assertThat(s.state.heartbeat.since()).as("a renewal changes nothing").isEqualTo(healthySince);
+    s.advance(Duration.ofSeconds(20));
+    s.leaseHolder = s.pod.name();
+    s.lease = new LeaseView(s.now, s.now, HealthVerdict.Healthy, "step 3 of 5", null, null, null, null);
+    s.reconcile();
+    assertThat(s.state.heartbeat.detail()).isEqualTo("step 3 of 5");
+    assertThat(s.state.heartbeat.since()).as("the verdict did not change").isEqualTo(healthySince);
+    s.advance(Duration.ofSeconds(20));
+    s.lease = new LeaseView(s.now, s.now, HealthVerdict.Ambiguous, "step 3 of 5", null, null, null, null);
+    s.reconcile();
+    assertThat(s.state.heartbeat.verdict()).isEqualTo(HealthVerdict.Ambiguous);
+    assertThat(s.state.heartbeat.since()).isEqualTo(s.now);
+  }
+
+  /**
+   * README (Heartbeat Lease): a Lease deleted during a run leaves the run its last renewal, "its verdict and detail
+   * too": status.heartbeat does not change because the Lease is gone.
+   */
+  @Test
+  void aLeaseDeletedDuringARunLeavesStatusHeartbeatAsItWas() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.leaseHolder = s.pod.name();
+    s.lease = new LeaseView(s.now, s.now, HealthVerdict.Healthy, "working", null, null, null, null);
+    s.reconcile();
+    InstanceState.HeartbeatInfo shown = s.state.heartbeat;
+    assertThat(shown.verdict()).isEqualTo(HealthVerdict.Healthy);
+    s.advance(Duration.ofSeconds(10));
+    s.lease = null;
+    s.reconcile();
+    assertThat(s.state.heartbeat).isEqualTo(shown);
+  }
+
+  /** §5: fresh "within startupGrace of the pod's start": a pod slow to start (an image pull) keeps its whole grace. */
+  @Test
+  void theStartupGraceCountsFromThePodsStartNotItsCreation() {
+    AgentSim s = withHeartbeat("30s", "60s");
+    s.reconcile();
+    Instant created = s.pod.createdAt();
+    s.now = created.plusSeconds(50); // 50 s pulling the image
+    s.running();
+    s.now = created.plusSeconds(100); // 100 s after creation, 50 s after the start: within the grace
+    Decision d = s.reconcile();
+    assertThat(d.deletePod()).isFalse();
+    assertThat(d.liveness().reason()).isEqualTo(LivenessGate.STALE);
+    s.now = created.plusSeconds(111);
+    assertThat(s.reconcile().deletePod()).as("stale past the start's grace").isTrue();
+  }
+
+  /** README: a run ended by a stale heartbeat shows heartbeat.verdict Stale "with why in detail". */
+  @Test
+  void aStaleRunSaysWhyInItsHeartbeatDetail() {
+    AgentSim never = withHeartbeat("60s", "120s").started();
+    never.advance(Duration.ofSeconds(121));
+    assertThat(never.reconcile().deletePod()).isTrue();
+    assertThat(never.state.heartbeat.verdict()).isEqualTo(HealthVerdict.Stale);
+    assertThat(never.state.heartbeat.detail()).contains("no heartbeat within the startup grace");
+    AgentSim stopped = withHeartbeat("60s", "120s").started();
+    stopped.heartbeat(HealthVerdict.Healthy);
+    Instant heard = stopped.now;
+    stopped.reconcile();
+    stopped.advance(Duration.ofSeconds(200));
+    assertThat(stopped.reconcile().deletePod()).isTrue();
+    assertThat(stopped.state.heartbeat.verdict()).isEqualTo(HealthVerdict.Stale);
+    assertThat(stopped.state.heartbeat.detail()).contains("no heartbeat change seen since " + heard, "timeout 1m0s");
+  }
+
+  /** §5 respawn.dev/detail: the agent's words come with its verdict, into Ready's message and the failure's. */
+  @Test
+  void theAgentsDetailComesWithItsVerdict() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.leaseHolder = s.pod.name();
+    s.lease = new LeaseView(s.now, s.now, HealthVerdict.Healthy, "editing main.py", null, null, null, null);
+    assertThat(s.reconcile().liveness().message()).isEqualTo("heartbeat fresh: editing main.py");
+    s.advance(Duration.ofSeconds(5));
+    s.lease = new LeaseView(s.now, s.now, HealthVerdict.Stalled, "tool call hung", null, null, null, null);
+    assertThat(s.reconcile().deletePod()).isTrue();
+    assertThat(s.state.lastFailure.message()).isEqualTo("the agent reported Stalled: tool call hung");
+  }
+
+  /**
+   * §5 Ready between runs: after a run that the agent's Stalled verdict ended, Ready=False says UnhealthyVerdict (with
+   * the agent's words) until the next run starts, not merely PodNotRunning.
+   */
+  @Test
+  void betweenRunsReadyKeepsTheVerdictThatEndedTheLastRun() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.advance(Duration.ofSeconds(5));
+    s.leaseHolder = s.pod.name();
+    s.lease = new LeaseView(s.now, s.now, HealthVerdict.Stalled, "tool call hung", null, null, null, null);
+    Decision ended = s.reconcile();
+    assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+    assertThat(ended.liveness().reason()).isEqualTo(LivenessGate.UNHEALTHY_VERDICT);
+    assertThat(ended.liveness().message()).contains("Stalled: tool call hung", "next run at " + s.state.nextRestartAt);
+  }
 }

@@ -199,4 +199,92 @@ class PolicyCompilerTest {
     assertThat(p.failureRules().get(0).exitCodes()).isEmpty();
     assertThat(p.failureRules().get(0).action()).isEqualTo(FailureAction.Ignore);
   }
+
+  /**
+   * §9: the operator refuses again what the schema refuses, and only that: every schema limit itself (64 rules,
+   * 63-character names, 64 exit codes in 0..255, 32 reasons of up to 128 characters, an empty reason, 32 messages
+   * of up to 256 characters, 16 classes, 16 dependencies, a 32-character duration) is accepted.
+   */
+  @Test
+  void everySchemaLimitItselfIsAccepted() throws Exception {
+    AgentRestartPolicySpec spec = new AgentRestartPolicySpec();
+    java.util.List<dev.respawn.api.v1alpha1.FailureRule> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      many.add(rule(i == 0 ? "r".repeat(63) : "rule-" + i, "Retry"));
+    }
+    var edge = many.get(0);
+    edge.match.exitCodes = java.util.stream.IntStream.concat(java.util.stream.IntStream.rangeClosed(0, 62),
+        java.util.stream.IntStream.of(255)).boxed().toList();
+    edge.match.reasons = java.util.stream.IntStream.range(0, 32).mapToObj(i -> i == 0 ? "" : "x".repeat(128))
+        .toList();
+    edge.match.messageContains = java.util.stream.IntStream.range(0, 32).mapToObj(i -> "m".repeat(256)).toList();
+    edge.match.classes = java.util.Collections.nCopies(16, "ToolFailure");
+    edge.cooldown = "0000000000000000000000000000030s"; // 32 characters
+    spec.failureRules = many;
+    spec.dependencies = new java.util.ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      var d = new dev.respawn.api.v1alpha1.DependencySpec();
+      d.name = i == 0 ? "d".repeat(63) : "dep-" + i;
+      d.match = new dev.respawn.api.v1alpha1.FailureMatch();
+      spec.dependencies.add(d);
+    }
+    RestartPolicy p = PolicyCompiler.compile(spec);
+    assertThat(p.failureRules()).hasSize(64);
+    assertThat(p.failureRules().get(0).exitCodes()).hasSize(64).contains(0, 255);
+    assertThat(p.failureRules().get(0).cooldown()).contains(Duration.ofSeconds(30));
+    assertThat(p.dependencies()).hasSize(16);
+  }
+
+  /** §9: one past each schema limit is refused, naming the field. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "rules | spec.failureRules | at most 64",
+      "ruleName | spec.failureRules[0].name | 1..63",
+      "exitCodes | spec.failureRules[0].match.exitCodes | at most 64",
+      "negativeExitCode | spec.failureRules[0].match.exitCodes[0] | 0..255",
+      "exitCode256 | spec.failureRules[0].match.exitCodes[0] | 0..255",
+      "reasons | spec.failureRules[0].match.reasons | at most 32",
+      "longReason | spec.failureRules[0].match.reasons[0] | 0..128",
+      "longMessage | spec.failureRules[0].match.messageContains[0] | 1..256",
+      "classes | spec.failureRules[0].match.classes | at most 16",
+      "longDuration | spec.failureRules[0].cooldown | at most 32",
+      "dependencies | spec.dependencies | at most 16",
+      "dependencyName | spec.dependencies[0].name | DNS-1123 label",
+  })
+  void onePastEachSchemaLimitIsRefused(String what, String field, String rule) {
+    AgentRestartPolicySpec spec = new AgentRestartPolicySpec();
+    var r = rule("r", "Retry");
+    spec.failureRules = new java.util.ArrayList<>(java.util.List.of(r));
+    switch (what) {
+      case "rules" -> {
+        for (int i = 1; i <= 64; i++) {
+          spec.failureRules.add(rule("rule-" + i, "Retry"));
+        }
+      }
+      case "ruleName" -> r.name = "r".repeat(64);
+      case "exitCodes" -> r.match.exitCodes = java.util.stream.IntStream.range(0, 65).boxed().toList();
+      case "negativeExitCode" -> r.match.exitCodes = java.util.List.of(-1);
+      case "exitCode256" -> r.match.exitCodes = java.util.List.of(256);
+      case "reasons" -> r.match.reasons = java.util.Collections.nCopies(33, "Error");
+      case "longReason" -> r.match.reasons = java.util.List.of("x".repeat(129));
+      case "longMessage" -> r.match.messageContains = java.util.List.of("m".repeat(257));
+      case "classes" -> r.match.classes = java.util.Collections.nCopies(17, "ToolFailure");
+      case "longDuration" -> r.cooldown = "00000000000000000000000000000030s"; // 33 characters
+      case "dependencies", "dependencyName" -> {
+        spec.dependencies = new java.util.ArrayList<>();
+        for (int i = 0; i < (what.equals("dependencies") ? 17 : 1); i++) {
+          var d = new dev.respawn.api.v1alpha1.DependencySpec();
+          d.name = what.equals("dependencies") ? "dep-" + i : "d".repeat(64);
+          d.match = new dev.respawn.api.v1alpha1.FailureMatch();
+          spec.dependencies.add(d);
+        }
+      }
+      default -> throw new IllegalArgumentException(what);
+    }
+    assertThatThrownBy(() -> PolicyCompiler.compile(spec))
+        .isInstanceOfSatisfying(PolicyInvalidException.class, e -> assertThat(e.violations()).anySatisfy(v -> {
+          assertThat(v.field()).isEqualTo(field);
+          assertThat(v.rule()).contains(rule);
+        }));
+  }
 }

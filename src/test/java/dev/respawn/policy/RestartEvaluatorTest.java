@@ -12,6 +12,7 @@ import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.FailureRule;
 import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.api.v1alpha1.InterruptionClass;
+import dev.respawn.api.v1alpha1.OperatorRequest;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.policy.Decision.Notice;
@@ -1969,5 +1970,560 @@ class RestartEvaluatorTest {
     s.exit(42);
     assertThat(s.state.phase).as("a third restart within the hour exceeds maxRestarts 2").isEqualTo(Phase.Escalated);
     assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESTART_LIMIT_EXCEEDED);
+  }
+
+  /** §3 step 2 and §2 history: a clean exit is a decision like any other, stored in lastDecision and history. */
+  @Test
+  void aCleanExitIsStoredInLastDecisionAndHistory() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.advance(Duration.ofMinutes(5));
+    s.exit(0);
+    assertThat(s.state.phase).isEqualTo(Phase.Succeeded);
+    assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CleanExit);
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.CLEAN_EXIT);
+    assertThat(s.state.lastDecision.at()).isEqualTo(s.now);
+    assertThat(s.state.history).last().satisfies(h -> {
+      assertThat(h.pod()).isEqualTo("coder-1");
+      assertThat(h.outcome()).isEqualTo(RunOutcome.Success);
+      assertThat(h.exitCode()).isZero();
+      assertThat(h.reasonCode()).isEqualTo(ReasonCode.CLEAN_EXIT);
+    });
+  }
+
+  /** §2: firstFailureAt is "when the current failure sequence began", not when its latest failure was. */
+  @Test
+  void firstFailureAtStaysAtTheFailureThatBeganTheSequence() {
+    AgentSim s = sim(retries(Specs.spec(), 5)).started();
+    Instant first = s.now;
+    s.exit(1);
+    assertThat(s.state.firstFailureAt).isEqualTo(first);
+    s.restartAndRun();
+    s.advance(Duration.ofSeconds(10));
+    s.exit(1);
+    assertThat(s.state.attempt).isEqualTo(2);
+    assertThat(s.state.firstFailureAt).isEqualTo(first);
+  }
+
+  /**
+   * §3 k: the reason is resume_blocked_cooldown only "when the resume cooldown is the longer"; a class cooldown
+   * equal to the backoff delays nothing, so the restart is plainly restart_scheduled (and still resumes).
+   */
+  @Test
+  void aResumeCooldownEqualToTheBackoffIsNotABlockedCooldown() {
+    // ToolFailure's resume cooldown is 30s; a Linear backoff of 30s gives attempt 1 exactly that
+    AgentSim s = sim(backoff("Linear", "30s", 2.0, "120s")).started();
+    s.checkpoint("ckpt-17", "in_progress", true, true);
+    Instant failedAt = s.now;
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+    assertThat(s.state.nextRestartAt).isEqualTo(failedAt.plusSeconds(30));
+    assertThat(s.state.resume.eligible()).isTrue();
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESTART_SCHEDULED);
+    assertThat(s.restartStillPending().start()).hasValueSatisfying(p ->
+        assertThat(p.resumeCheckpoint()).contains("ckpt-17"));
+  }
+
+  /** §2 status.resume: the checkpoint, its status and idempotence the verdict was judged on are shown. */
+  @Test
+  void statusResumeShowsTheCheckpointItWasJudgedOn() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.checkpoint("ckpt-17", "failed", true, true);
+    s.exit(1);
+    assertThat(s.state.resume.checkpoint()).isEqualTo("ckpt-17");
+    assertThat(s.state.resume.checkpointStatus()).isEqualTo("failed");
+    assertThat(s.state.resume.idempotent()).isTrue();
+    assertThat(s.state.resume.eligible()).isTrue();
+    assertThat(s.state.resume.reasonCode()).isEqualTo(ReasonCode.RESUME_BLOCKED_COOLDOWN); // 30s > 2s backoff
+  }
+
+  /**
+   * README "A pod stuck Pending": a pod that never started within startupGrace keeps why in lastFailure.reason
+   * (ErrImagePull, ...), which a rule's match.reasons can name.
+   */
+  @Test
+  void aPodThatNeverStartedKeepsItsWaitingReasonForLastFailureAndRules() {
+    FailureRule badImage = rule("bad-image", "Fail");
+    badImage.match.reasons = List.of("ErrImagePull");
+    AgentSim s = sim(rules(Specs.heartbeat(Specs.spec(), "60s", "120s"), badImage));
+    s.reconcile();
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.PENDING, s.now, null, "ErrImagePull",
+        "pull access denied", false);
+    s.advance(Duration.ofSeconds(121));
+    assertThat(s.reconcile().deletePod()).isTrue();
+    assertThat(s.state.lastFailure.reason()).isEqualTo("ErrImagePull");
+    assertThat(s.state.lastFailure.failureReason()).isEqualTo("InitializationFailed");
+    assertThat(s.state.lastFailure.rule()).isEqualTo("bad-image");
+    assertThat(s.state.phase).isEqualTo(Phase.Failed);
+  }
+
+  /** §6: a restart request while suspended is refused with a Warning, and acted on never (not after unsuspend). */
+  @Test
+  void aRestartRequestWhileSuspendedIsRefusedAndNotActedOnLater() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.suspend = true;
+    s.reconcile();
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.SUSPENDED);
+    s.restartRequest = new Request("r-1", null);
+    Decision refused = s.reconcile();
+    assertThat(refused.start()).isEmpty();
+    assertThat(refused.notices()).anySatisfy(n -> {
+      assertThat(n.reason()).isEqualTo(EventReason.RestartRequested);
+      assertThat(n.type()).isEqualTo(EventType.Warning);
+      assertThat(n.message()).contains("r-1", "refused");
+    });
+    assertThat(s.state.handled(OperatorRequest.RESTART, "r-1")).isTrue();
+    s.suspend = false;
+    s.reconcile(); // the fresh run of the unsuspend
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
+    s.running();
+    s.advance(Duration.ofMinutes(1));
+    assertThat(s.reconcile().deletePod()).as("r-1 was answered while suspended").isFalse();
+    assertThat(s.state.run).isEqualTo(2);
+  }
+
+  /** §6: each request is acted on once: a resume refused while Running does not swallow a restart of the same edit. */
+  @Test
+  void aRefusedResumeDoesNotSwallowARestartRequestedInTheSameEdit() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.resumeRequest = new Request("a", null);
+    s.restartRequest = new Request("b", null);
+    Decision d = s.reconcile();
+    assertThat(d.deletePod()).as("the restart ends the live run").isTrue();
+    assertThat(d.notices()).anySatisfy(n -> assertThat(n.message()).contains("Resume request a refused"));
+    assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Manual);
+    assertThat(s.state.lastRestart.requestId()).isEqualTo("b");
+  }
+
+  /** README §6 table: a resume from Escalated "resumes from the checkpoint when eligible". */
+  @Test
+  void aResumeRequestResumesFromAnEligibleCheckpoint() {
+    AgentSim s = sim(retries(Specs.spec(), 0)).started();
+    s.checkpoint("ckpt-9", "in_progress", true, true);
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+    s.resumeRequest = new Request("go", null);
+    Decision d = s.reconcile();
+    assertThat(d.start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).contains("ckpt-9"));
+    assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Resume);
+    assertThat(s.state.resume.checkpoint()).isEqualTo("ckpt-9");
+    assertThat(s.state.resume.reasonCode()).isEqualTo(ReasonCode.RESUME_ALLOWED);
+  }
+
+  /**
+   * README §6 table: a restart request that skips a Backoff wait skips only the wait: "a restart decided to resume
+   * from a checkpoint still resumes from it". It is recorded as a manual restart, and the run it followed in history.
+   */
+  @Test
+  void aRestartThatSkipsABackoffWaitStillResumesFromTheCheckpoint() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.checkpoint("ckpt-3", "in_progress", true, true);
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+    s.advance(Duration.ofSeconds(1));
+    s.restartRequest = new Request("now", "operator says so");
+    Decision d = s.reconcile();
+    assertThat(d.start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).contains("ckpt-3"));
+    assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Manual);
+    assertThat(s.state.lastRestart.reason()).isEqualTo("operator says so");
+  }
+
+  /** §2 history: a live run ended by a restart request is in history as restarted, not as a failure. */
+  @Test
+  void aRunEndedByARestartRequestIsInHistoryAsRestarted() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.restartRequest = new Request("r-1", null);
+    s.reconcile();
+    assertThat(s.state.history).last().satisfies(h -> {
+      assertThat(h.pod()).isEqualTo("coder-1");
+      assertThat(h.outcome()).isEqualTo(RunOutcome.Restarted);
+      assertThat(h.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
+    });
+    assertThat(s.state.attempt).isZero();
+    assertThat(s.state.lastRestart.reason()).isEqualTo("restart requested");
+  }
+
+  /**
+   * §4: "a template the server rejects as invalid (422) is not retried (phase Failed, reason code invalid_template,
+   * the server's message in the condition)"; README: the message is kept in status.lastDecision.message.
+   */
+  @Test
+  void aPodTemplateRejectedAsInvalidFailsWithTheServersMessage() {
+    AgentSim s = sim(Specs.spec());
+    String why = "Pod \"coder-1\" is invalid: spec.containers[0].image: Required value";
+    Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), true, why, s.now, s.random);
+    assertThat(d.state().phase).isEqualTo(Phase.Failed);
+    assertThat(d.state().terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
+    assertThat(d.state().lastDecision.reasonCode()).isEqualTo(ReasonCode.INVALID_TEMPLATE);
+    assertThat(d.state().lastDecision.message()).isEqualTo(why);
+    assertThat(d.state().nextRestartAt).isNull();
+    assertThat(d.wakeAt()).as("not retried").isEmpty();
+    assertThat(d.event()).hasValueSatisfying(e -> assertThat(e.message()).contains(why));
+  }
+
+  /** §4 spawn_failed (quota, admission): retried with the backoff, a Warning, the server's message kept (README). */
+  @Test
+  void aRefusedPodCreateIsRetriedWithAWarningAndKeepsTheServersMessage() {
+    AgentSim s = sim(Specs.spec());
+    String why = "exceeded quota: compute-resources, requested: pods=1";
+    Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), false, why, s.now, s.random);
+    assertThat(d.state().phase).isEqualTo(Phase.Backoff);
+    assertThat(d.state().lastDecision.reasonCode()).isEqualTo(ReasonCode.SPAWN_FAILED);
+    assertThat(d.state().lastDecision.message()).isEqualTo(why);
+    assertThat(d.state().nextRestartAt).isEqualTo(s.now.plusSeconds(2)); // the backoff's first delay
+    assertThat(d.event()).hasValueSatisfying(e -> {
+      assertThat(e.type()).isEqualTo(EventType.Warning);
+      assertThat(e.reason()).isEqualTo(EventReason.RestartFailed);
+      assertThat(e.message()).contains("spawn_failed", why);
+    });
+  }
+
+  /** §2 status.resume: a resumed run that waited for its class cooldown shows resume_allowed once it has started. */
+  @Test
+  void aResumedRunThatWaitedForItsCooldownShowsResumeAllowedOnceStarted() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.checkpoint("ckpt-17", "in_progress", true, true);
+    s.exit(1);
+    assertThat(s.state.resume.reasonCode()).isEqualTo(ReasonCode.RESUME_BLOCKED_COOLDOWN);
+    assertThat(s.state.resume.cooldownRemainingSeconds()).isEqualTo(30);
+    s.restartAndRun();
+    assertThat(s.state.resume.reasonCode()).isEqualTo(ReasonCode.RESUME_ALLOWED);
+    assertThat(s.state.resume.cooldownRemainingSeconds()).isZero();
+    assertThat(s.state.resume.attempts()).isEqualTo(1);
+    assertThat(s.state.history).last().satisfies(h ->
+        assertThat(h.reasonCode()).as("the decision that waited keeps its code").isEqualTo(ReasonCode.RESUME_BLOCKED_COOLDOWN));
+  }
+
+  /**
+   * README (shared dependencies): a respawn.dev/restart of an agent that waits for the dependency restarts it now,
+   * outside the dependency's release; also while the circuit is HalfOpen with another probe, where it runs as no
+   * probe and waits for nothing any more.
+   */
+  @Test
+  void aWaiterRestartedByHandDuringHalfOpenRunsOutsideTheDependency() {
+    AgentSim s = sim(io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+        backoff: {type: Exponential, initialDelay: 2s}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+        """, AgentRestartPolicySpec.class)).started();
+    s.exit(1, "Error", "upstream model API answered HTTP 503");
+    Instant opened = s.now.plusMillis(300);
+    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
+        opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+    s.now = s.state.nextRestartAt;
+    s.reconcile();
+    assertThat(s.state.waitingFor).isEqualTo("model-api");
+    s.now = opened.plusSeconds(30);
+    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, opened,
+        opened.plusSeconds(30), null, s.now, List.of("other"), List.of(), List.of(), 2, 2));
+    assertThat(s.reconcile().start()).as("another instance probes").isEmpty();
+    s.advance(Duration.ofSeconds(1));
+    s.restartRequest = new Request("r-1", null);
+    Decision d = s.reconcile();
+    assertThat(d.start()).isPresent();
+    assertThat(s.state.waitingFor).as("restarted by a person: it waits for nothing").isNull();
+    assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Manual);
+  }
+
+  /**
+   * §6: a resume and a restart set in one edit on an Escalated instance restart it once, as the resume (a new
+   * lifecycle); its circuit is told closed (CircuitBreakerStateChanged).
+   */
+  @Test
+  void aResumeAndARestartInOneEditRestartOnceAsTheResume() {
+    AgentSim s = escalatedTwiceFailed();
+    assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+    s.resumeRequest = new Request("a", null);
+    s.restartRequest = new Request("b", null);
+    Decision d = s.reconcile();
+    assertThat(d.start()).isPresent();
+    assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Resume);
+    assertThat(s.state.lastRestart.requestId()).isEqualTo("a");
+    assertThat(s.state.handled(OperatorRequest.RESTART, "b")).isTrue();
+    assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+    assertThat(d.notices()).anySatisfy(n -> {
+      assertThat(n.reason()).isEqualTo(EventReason.CircuitBreakerStateChanged);
+      assertThat(n.message()).contains("Open -> Closed");
+    });
+  }
+
+  /**
+   * §3 j / README "No periodic reconcile": a HalfOpen trial run that is not Ready wakes the operator at its bound
+   * (halfOpenAt + openDuration), where it counts as a failed trial and the circuit opens again.
+   */
+  @Test
+  void aHalfOpenTrialThatIsNotReadyWakesAtItsBoundAndFailsThere() {
+    AgentRestartPolicySpec spec = circuit(retries(Specs.spec(), 10), 1, "10m", "5m", false);
+    spec.resetAfter = "1h"; // no wake-up of its own before the trial's bound
+    AgentSim s = sim(spec).started();
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+    s.restartStillPending();
+    Instant trialStart = s.state.circuit.halfOpenAt();
+    assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+    s.advance(Duration.ofSeconds(20));
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(), s.now, null, null, false);
+    Decision notReady = s.reconcile();
+    assertThat(notReady.liveness().ready()).isFalse();
+    assertThat(notReady.wakeAt()).contains(trialStart.plus(Duration.ofMinutes(5)));
+    Decision expired = s.wake();
+    assertThat(expired.deletePod()).isTrue();
+    assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+    assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Timeout);
+  }
+
+  /**
+   * README (shared dependencies): "a failure at openedAt or later that was counted is taken back out of its
+   * instance's count", also one whose restart was to resume from a checkpoint after its class cooldown
+   * (resume_blocked_cooldown).
+   */
+  @Test
+  void aCountedFailureThatOpenedTheDependencyIsTakenBackAlsoWhenItWaitedForAResumeCooldown() {
+    AgentSim s = sim(io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+        backoff: {type: Exponential, initialDelay: 2s}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+        """, AgentRestartPolicySpec.class)).started();
+    s.checkpoint("ckpt-1", "in_progress", true, true);
+    Instant failedAt = s.now;
+    s.exit(1, "Error", "upstream model API answered HTTP 503");
+    assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+    assertThat(s.state.attempt).isEqualTo(1);
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESUME_BLOCKED_COOLDOWN);
+    // its failure was the one that brought model-api to its threshold: the circuit opened at its time
+    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, failedAt,
+        failedAt.plusSeconds(30), null, failedAt, List.of(), List.of(), List.of(), 3, 3));
+    s.advance(Duration.ofSeconds(1));
+    s.reconcile();
+    assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+    assertThat(s.state.waitingFor).isEqualTo("model-api");
+    assertThat(s.state.attempt).isZero();
+    assertThat(s.state.circuit.failureTimes()).isEmpty();
+    assertThat(s.state.history).last().satisfies(h ->
+        assertThat(h.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN));
+  }
+
+  /**
+   * §2: "The operator adopts, ends or deletes only pods whose controller ownerReference is the instance's UID: a pod
+   * that merely carries the labels is never touched" (not even one named as the next run and labelled with it).
+   */
+  @Test
+  void aPodThatMerelyCarriesTheLabelsIsNeverAdoptedNorDeleted() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.exit(1);
+    s.now = s.state.nextRestartAt;
+    PodView foreign = new PodView("coder-2", "foreign-uid", PodView.Stage.RUNNING, s.now.minusSeconds(1),
+        s.now.minusSeconds(1), null, null, true);
+    Sighting seen = s.sighting(null).withPod(new PodFacts(foreign, 2, "someone-else", java.util.Optional.empty()));
+    Decision d = s.evaluator.decide(s.policy, s.state, seen, s.now, s.random);
+    assertThat(d.startsExisting()).as("not adopted as run 2").isFalse();
+    assertThat(d.deletions()).extracting(PodDeletion::uid).doesNotContain("foreign-uid");
+    assertThat(d.state().phase).isNotEqualTo(Phase.Running);
+  }
+
+  /**
+   * README (Heartbeat): "a Stalled or Crashed verdict stays shown" after the run it ended, also once the next run has
+   * started, until a run renews again; a Healthy verdict is not carried over to a run that has not renewed yet.
+   */
+  @Test
+  void aStalledVerdictStaysShownAcrossTheNextStartAHealthyOneDoesNot() {
+    AgentSim stalled = sim(Specs.heartbeat(retries(Specs.spec(), 5), "60s", "120s")).started();
+    stalled.heartbeat(HealthVerdict.Stalled);
+    assertThat(stalled.reconcile().deletePod()).isTrue();
+    stalled.restartStillPending();
+    assertThat(stalled.state.heartbeat.verdict()).isEqualTo(HealthVerdict.Stalled);
+    AgentSim healthy = sim(Specs.heartbeat(retries(Specs.spec(), 5), "60s", "120s")).started();
+    healthy.heartbeat(HealthVerdict.Healthy);
+    healthy.reconcile();
+    healthy.exit(1);
+    assertThat(healthy.state.heartbeat.verdict()).isEqualTo(HealthVerdict.Healthy);
+    healthy.restartStillPending();
+    assertThat(healthy.state.heartbeat).isNull();
+  }
+
+  /**
+   * §2 lastDecision.maxAttempts: a restart decided after the failure sequence ended counts against the policy's
+   * maxRetries again, not the cap of the sequence that is over (OOMKilled: 2).
+   */
+  @Test
+  void aRestartAfterTheSequenceEndedReportsThePolicysMaxRetries() {
+    AgentSim s = sim(Specs.spec()).started(); // maxRetries 3, resetAfter 60s
+    s.end(EndingKind.TERMINATED, "OOMKilled");
+    assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(2);
+    s.restartAndRun();
+    s.advance(Duration.ofSeconds(61));
+    s.reconcile();
+    assertThat(s.state.attempt).isZero();
+    s.restartRequest = new Request("r-1", null);
+    s.reconcile();
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
+    assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(3);
+  }
+
+  /**
+   * §3 last paragraph and README: the Escalated Event's note holds 1024 bytes (the API server refuses more); the
+   * failure's context gives way and the checklist stays whole.
+   */
+  @Test
+  void theEscalationMessageNeverExceedsAnEventsNote() {
+    AgentSim s = sim(retries(Specs.spec(), 0)).started();
+    Decision d = s.exit(1, "E".repeat(600), "x".repeat(600)); // reason and message: 512 bytes each once bounded
+    assertThat(d.notices()).filteredOn(n -> n.reason() == EventReason.Escalated).singleElement().satisfies(n -> {
+      assertThat(n.message().getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isLessThanOrEqualTo(1024);
+      assertThat(n.message()).contains("Last failure: pod coder-1").endsWith("kubectl respawn resume coder --force");
+    });
+  }
+
+  /** §2: "A finished pod is kept for kubectl logs until the next run of the same instance has started". */
+  @Test
+  void aFinishedPodIsKeptForLogsUntilTheNextRunRuns() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.exit(1);
+    Decision created = s.restartStillPending(); // coder-2 created, not running yet
+    assertThat(created.deletions()).isEmpty();
+    s.advance(Duration.ofSeconds(1));
+    assertThat(s.reconcile().deletions()).as("coder-2 still pending").isEmpty();
+    Decision running = s.running();
+    assertThat(running.deletions()).extracting(PodDeletion::name).containsExactly("coder-1");
+    assertThat(running.deletions()).extracting(PodDeletion::why).containsExactly(PodDeletion.Why.FINISHED_EARLIER_RUN);
+  }
+
+  /**
+   * README §6 table: a restart request that skips a wait "skips only the wait": a restart decided to resume from a
+   * checkpoint still resumes from it, also when the wait was for the circuit breaker's HalfOpen trial (CircuitOpen).
+   */
+  @Test
+  void aRestartThatSkipsACircuitOpenWaitStillResumesFromTheCheckpoint() {
+    AgentSim s = sim(circuit(retries(Specs.spec(), 5), 1, "10m", "5m", false)).started();
+    s.checkpoint("ckpt-5", "in_progress", true, true);
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+    s.advance(Duration.ofSeconds(40)); // past the ToolFailure cooldown, well before the trial
+    s.restartRequest = new Request("now", null);
+    Decision d = s.reconcile();
+    assertThat(d.start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).contains("ckpt-5"));
+    assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+  }
+
+  /** §2 lastDecision.finalAttempt: also a restart that waits for its resume cooldown can be the last retry. */
+  @Test
+  void aResumeThatWaitsForItsCooldownCanBeTheFinalAttempt() {
+    AgentSim s = sim(retries(Specs.spec(), 1)).started();
+    s.checkpoint("ckpt-1", "in_progress", true, true);
+    s.exit(1);
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESUME_BLOCKED_COOLDOWN);
+    assertThat(s.state.lastDecision.finalAttempt()).isTrue();
+  }
+
+  /**
+   * README (shared dependencies): an agent waiting for a dependency restarts from its checkpoint when eligible, "and
+   * its class cooldown still holds as a minimum delay": a probe slot sooner than that does not start it early.
+   */
+  @Test
+  void aWaiterResumingFromItsCheckpointStillWaitsOutItsClassCooldown() {
+    AgentSim s = sim(io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+        backoff: {type: Exponential, initialDelay: 2s}
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+          failureThreshold: 1
+          openDuration: 5s
+        """, AgentRestartPolicySpec.class)).started();
+    s.checkpoint("ckpt-7", "in_progress", true, true);
+    Instant failedAt = s.now;
+    s.exit(1, "Error", "upstream model API answered HTTP 503"); // opens it: waits, resume eligible (30s cooldown)
+    assertThat(s.state.waitingFor).isEqualTo("model-api");
+    s.now = failedAt.plusSeconds(5);
+    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1, failedAt,
+        s.now, null, s.now, List.of("coder"), List.of(), List.of(), 1, 1));
+    Decision early = s.reconcile();
+    assertThat(early.start()).as("the probe slot comes before the ToolFailure cooldown").isEmpty();
+    assertThat(s.state.nextRestartAt).isEqualTo(failedAt.plusSeconds(30));
+    s.now = failedAt.plusSeconds(30);
+    assertThat(s.reconcile().start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).contains("ckpt-7"));
+  }
+
+  /** §8 CircuitBreakerStateChanged: the run that starts as the HalfOpen trial is told (Open -> HalfOpen). */
+  @Test
+  void theStartOfTheHalfOpenTrialIsTold() {
+    AgentSim s = sim(circuit(retries(Specs.spec(), 5), 1, "10m", "5m", false)).started();
+    s.exit(1);
+    Decision trial = s.restartStillPending();
+    assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(trial.notices()).anySatisfy(n -> {
+      assertThat(n.reason()).isEqualTo(EventReason.CircuitBreakerStateChanged);
+      assertThat(n.message()).contains("Open -> HalfOpen");
+    });
+  }
+
+  /**
+   * README (shared dependencies): a failure counted while the circuit was Closed waits with the others once it opens;
+   * its decision shows the wait until the circuit's halfOpenAt and keeps the sequence's maxAttempts.
+   */
+  @Test
+  void aCountedFailureHeldForTheOpenDependencyShowsItsWaitInLastDecision() {
+    AgentSim s = sim(io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+        backoff: {type: Exponential, initialDelay: 2s}
+        maxRetries: 4
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["HTTP 503"]}
+        """, AgentRestartPolicySpec.class)).started();
+    s.exit(1, "Error", "upstream model API answered HTTP 503");
+    Instant opened = s.now.plusMillis(300);
+    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
+        opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+    s.now = s.state.nextRestartAt;
+    s.reconcile();
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+    assertThat(s.state.lastDecision.maxAttempts()).isEqualTo(4);
+    assertThat(s.state.lastDecision.delaySeconds())
+        .isEqualTo(Duration.between(s.now, opened.plusSeconds(30)).toMillis() / 1000.0);
+  }
+
+  /**
+   * README "Clearing spec.suspend starts a fresh run at once (not a failure)": with the circuit Open and openDuration
+   * over, that decision is a restart now (manual_restart, no delay), not a wait for the circuit.
+   */
+  @Test
+  void clearingSuspendAfterOpenDurationIsDecidedAsARestartNow() {
+    AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", false)).started();
+    s.exit(1);
+    Instant trialAt = s.state.nextRestartAt;
+    s.suspend = true;
+    s.reconcile();
+    s.now = trialAt.plusSeconds(30);
+    s.suspend = false;
+    s.reconcile();
+    assertThat(s.state.lastDecision.action()).isEqualTo(DecisionAction.Restart);
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.MANUAL_RESTART);
+    assertThat(s.state.lastDecision.delaySeconds()).isZero();
+    assertThat(s.state.attempt).as("not a failure").isEqualTo(1);
+  }
+
+  /**
+   * §3 "a restart scheduled before the operator died happens at nextRestartAt, once": a start whose status write was
+   * lost is taken up from its pod, and dated no earlier than it was due, although the pod's creationTimestamp (whole
+   * seconds) reads earlier.
+   */
+  @Test
+  void aStartTakenUpFromItsPodIsNeverDatedBeforeItWasDue() {
+    AgentSim s = sim(Specs.window(backoff("Exponential", "1500ms", 2.0, "120s"), 10, "1h")).started();
+    s.exit(1);
+    Instant due = s.state.nextRestartAt;
+    assertThat(due).isEqualTo(AgentSim.T0.plusMillis(1500));
+    InstanceState stale = s.state.copy(); // the status write of the start below is lost
+    s.restartStillPending();
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.PENDING,
+        due.truncatedTo(java.time.temporal.ChronoUnit.SECONDS), null, null, null, false);
+    s.state = stale;
+    s.advance(Duration.ofSeconds(2));
+    Decision d = s.reconcile();
+    assertThat(d.startsExisting()).as("coder-2 is taken up, not made again").isTrue();
+    assertThat(s.state.run).isEqualTo(2);
+    assertThat(s.state.restarts).isEqualTo(1);
+    assertThat(s.state.lastRestart.startedAt()).isEqualTo(due);
+    assertThat(s.state.recentRestarts).containsExactly(due);
   }
 }

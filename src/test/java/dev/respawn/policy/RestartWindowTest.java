@@ -46,4 +46,17 @@ class RestartWindowTest {
     assertThat(RestartWindow.record(List.of(T0), Optional.empty(), T0)).isEmpty();
     assertThat(RestartWindow.isFull(List.of(T0, T0, T0), Optional.empty(), T0)).isFalse();
   }
+
+  /** README "A manual restart": a refusal with the window full says when a restart fits in the window again. */
+  @Test
+  void roomAtIsWhenTheOldestRestartThatMustLeaveHasLeftTheWindow() {
+    List<Instant> times = List.of(T0.plusSeconds(120), T0, T0.plusSeconds(60)); // as status may hold them
+    assertThat(RestartWindow.roomAt(times, THREE_PER_HOUR, T0.plusSeconds(600)))
+        .contains(T0.plus(Duration.ofHours(1)));
+    Optional<RestartLimit> twoPerHour = Optional.of(new RestartLimit(2, Duration.ofHours(1)));
+    assertThat(RestartWindow.roomAt(times, twoPerHour, T0.plusSeconds(600)))
+        .as("two of three must leave: the second oldest decides").contains(T0.plusSeconds(3660));
+    assertThat(RestartWindow.roomAt(times.subList(0, 2), THREE_PER_HOUR, T0.plusSeconds(600)))
+        .as("not full: now").contains(T0.plusSeconds(600));
+  }
 }

@@ -62,4 +62,27 @@ class ResumeEligibilityTest {
     var v = ResumeEligibility.evaluate(SETTINGS, cls, lease("c", "failed", true, true), 0, Duration.ZERO);
     assertThat(v.cooldown()).isEqualTo(Duration.ofSeconds(seconds));
   }
+
+  /**
+   * §5 respawn.dev/checkpoint (<= 256 bytes); README: "A checkpoint longer than api.md's 256 bytes is no checkpoint
+   * (resume_missing_checkpoint)". Exactly 256 bytes is a checkpoint.
+   */
+  @Test
+  void aCheckpointOfExactly256BytesIsOneOf257IsNone() {
+    var fits = ResumeEligibility.evaluate(SETTINGS, InterruptionClass.ToolFailure,
+        lease("c".repeat(256), "in_progress", true, true), 0, Duration.ofMinutes(1));
+    assertThat(fits.reasonCode()).isEqualTo(ReasonCode.RESUME_ALLOWED);
+    var over = ResumeEligibility.evaluate(SETTINGS, InterruptionClass.ToolFailure,
+        lease("c".repeat(257), "in_progress", true, true), 0, Duration.ofMinutes(1));
+    assertThat(over.reasonCode()).isEqualTo(ReasonCode.RESUME_MISSING_CHECKPOINT);
+    assertThat(over.eligible()).isFalse();
+  }
+
+  /** §7: "resume attempts < resume.maxAttempts": one below the limit is still eligible. */
+  @Test
+  void theLastResumeAttemptBelowTheLimitIsStillEligible() {
+    var last = ResumeEligibility.evaluate(SETTINGS, InterruptionClass.ToolFailure, lease("c", "in_progress", true, true),
+        SETTINGS.maxAttempts() - 1, Duration.ofMinutes(1));
+    assertThat(last.reasonCode()).isEqualTo(ReasonCode.RESUME_ALLOWED);
+  }
 }
