@@ -100,7 +100,7 @@ final class InstanceSighting {
     return renewals.lastRenewalBy(instance.getMetadata().getNamespace(), leaseName,
             state.currentPod, runStart, reported)
         .map(seen -> new LeaseView(seen.renewTime(), seen.at(), reported ? shown.verdict() : null,
-            reported ? shown.detail() : null, null, null, null, null));
+            reported ? shown.detail() : null, null, null, null, null, seen.firstSight()));
   }
 
   static PodFacts facts(Pod pod, String agentContainer, Instant now) {

@@ -40,6 +40,7 @@ public record OperatorSettings(Set<String> namespaces, Optional<String> defaultP
     return new OperatorSettings(Set.of(), Optional.empty(), Tier.Enterprise, InstantSource.system(), 0x5eed);
   }
 
+  /** Another wall clock; the ticker stays: heartbeat ages are still measured in real time (see {@link #ticker}). */
   public OperatorSettings withClock(InstantSource c) {
     return new OperatorSettings(namespaces, defaultPolicy, tier, c, ticker, jitterSeed, informerSyncTimeout);
   }

@@ -56,11 +56,7 @@ public final class RenewalClock {
    * The renewTime last seen, the operator's time when it was first seen, and who renewed (the holder);
    * {@code firstSight}: this process found that renewTime when it first looked, it did not see it change.
    */
-  public record Seen(Instant renewTime, Instant at, String holder, boolean firstSight) {
-    Seen(Instant renewTime, Instant at, String holder) {
-      this(renewTime, at, holder, false);
-    }
-  }
+  public record Seen(Instant renewTime, Instant at, String holder, boolean firstSight) {}
 
   /** A renewTime seen, by whom, and the tick when it was first seen. */
   private record Mark(Instant renewTime, long tick, String holder, boolean firstSight) {}
@@ -89,8 +85,10 @@ public final class RenewalClock {
     if (holder == null || renew == null || before == null) {
       return;
     }
-    long tick = renew.equals(before.renewTime()) ? before.tick() : ticker.getAsLong();
-    leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, null), tick));
+    boolean same = renew.equals(before.renewTime());
+    // a renewal this process only found when it first looked stays one: it proves nothing about when it was made
+    leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, null, same && before.firstSight()),
+        same ? before.tick() : ticker.getAsLong()));
   }
 
   /** The Lease as {@code holder} left it when another pod took it over, if it was the last to leave it. */
@@ -114,17 +112,17 @@ public final class RenewalClock {
     Mark last = seen.get(key);
     if (last != null && holder.equals(last.holder()) && last.renewTime() != null
         && !at(last.tick()).isBefore(runStart)) {
-      return Optional.of(new Seen(last.renewTime(), at(last.tick()), holder));
+      return Optional.of(new Seen(last.renewTime(), at(last.tick()), holder, last.firstSight()));
     }
     Held held = leftBy.get(key);
     if (held != null && holder.equals(held.holder()) && held.view().renewTime() != null
         && !at(held.tick()).isBefore(runStart)) {
-      return Optional.of(new Seen(held.view().renewTime(), at(held.tick()), holder));
+      return Optional.of(new Seen(held.view().renewTime(), at(held.tick()), holder, held.view().firstSight()));
     }
     if (renewedBefore && runStart.isBefore(startedAt)) {
       // the renewTime made up for it is the time of the look, fixed; when it was seen ages with the ticker
       Mark look = looked.computeIfAbsent(key, k -> new Mark(clock.instant(), ticker.getAsLong(), holder, false));
-      return Optional.of(new Seen(look.renewTime(), at(look.tick()), holder));
+      return Optional.of(new Seen(look.renewTime(), at(look.tick()), holder, true));
     }
     return Optional.empty();
   }

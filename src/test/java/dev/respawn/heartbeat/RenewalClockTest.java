@@ -85,4 +85,28 @@ class RenewalClockTest {
     assertThat(renewals.observe(renewed)).isTrue();
     assertThat(renewals.seenAt(renewed)).isEqualTo(now.get());
   }
+
+  /**
+   * What a new process only found when it first looked proves nothing about when the agent was heard (a failure
+   * sequence closes after resetAfter only on a renewal seen changing): the look granted to a run whose Lease is
+   * gone, and a renewal found at the first look that is then handed over, stay first sights; one seen change is not.
+   */
+  @Test
+  void whatTheFirstLookFoundStaysAFirstSightOnEveryPath() {
+    RenewalClock renewals = new RenewalClock(clock);
+    assertThat(renewals.lastRenewalBy("agents", "gone", "gone-4", T0.minus(Duration.ofHours(1)), true))
+        .hasValueSatisfying(s -> assertThat(s.firstSight()).isTrue());
+    Lease found = renewedBy("coder-4", T0.minusSeconds(3));
+    assertThat(renewals.sighting(found).firstSight()).isTrue();
+    advance(Duration.ofSeconds(1));
+    renewals.handedOver(found); // an old pod renews once more before coder-4 renews again
+    assertThat(renewals.leftBy(renewedBy("coder-3", now.get()), "coder-4"))
+        .hasValueSatisfying(v -> assertThat(v.firstSight()).isTrue());
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-4", T0.minus(Duration.ofHours(1)), true))
+        .hasValueSatisfying(s -> assertThat(s.firstSight()).isTrue());
+    Lease renewed = renewedBy("coder-4", now.get());
+    assertThat(renewals.observe(renewed)).isTrue();
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-4", T0.minus(Duration.ofHours(1)), true))
+        .hasValueSatisfying(s -> assertThat(s.firstSight()).isFalse());
+  }
 }
