@@ -43,7 +43,7 @@ image:
 image-tar:
 	$(MVN) $(MAVEN_ARGS) -DskipTests compile jib:buildTar -Dimage=$(IMAGE)
 
-## mutation: PIT on the decision core (dev.respawn.policy, its unit tests only): about 5 minutes on 2 cores;
+## mutation: PIT on the decision core (dev.respawn.policy, its unit tests only): about 4 minutes on 2 cores;
 ## the report is target/pit-reports/index.html (mutations.xml beside it)
 mutation:
 	$(MVN) $(MAVEN_ARGS) test-compile org.pitest:pitest-maven:mutationCoverage
