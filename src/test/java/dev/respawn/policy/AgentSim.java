@@ -158,6 +158,12 @@ final class AgentSim {
     lease = new LeaseView(now, now, HealthVerdict.Healthy, null, name, status, idempotent, artifactsReady);
   }
 
+  /** The policy's status shows the shared circuit model-api Open since {@code openedAt} (openDuration 30 s). */
+  void modelApiOpen(int trips, Instant openedAt) {
+    dependencies.put("model-api", new DependencyCircuit("model-api", dev.respawn.api.v1alpha1.CircuitState.Open,
+        trips, openedAt, openedAt.plusSeconds(30), null, openedAt, List.of(), List.of(), List.of(), 3, 3));
+  }
+
   void advance(Duration d) {
     now = now.plus(d);
   }

@@ -37,8 +37,7 @@ class DeferredStartTest {
     s.state = shown; // status was not written
     s.advance(Duration.ofSeconds(1));
     Instant opened = s.now.minusMillis(200);
-    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-        opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+    s.modelApiOpen(1, opened);
     Decision d = s.running(); // coder-2 runs; its agent has not renewed yet
     // the pod coder-2 is live: status must account for it (or it must be deleted)
     boolean accounted = d.state().currentPod.equals("coder-2")
@@ -53,8 +52,7 @@ class DeferredStartTest {
     AgentSim s = new AgentSim(AgentSim.policy(DEP)).started();
     s.exit(1, "Error", "upstream model API answered HTTP 503");
     Instant opened = s.now.plusMillis(300);
-    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-        opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+    s.modelApiOpen(1, opened);
     s.now = s.state.nextRestartAt;
     s.reconcile();
     assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
@@ -67,8 +65,7 @@ class DeferredStartTest {
     s.state = shown;
     s.advance(Duration.ofSeconds(1));
     Instant reopened = s.now.minusMillis(100); // "other" failed again
-    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 2, reopened,
-        reopened.plusSeconds(30), null, reopened, List.of(), List.of(), List.of(), 3, 3));
+    s.modelApiOpen(2, reopened);
     Decision d = s.running();
     // the fleet's view of this instance: it waits, so the circuit does not keep it as a probe
     DependencyCircuit.Step step = DependencyCircuit.advance(s.policy.dependency("model-api").get(),

@@ -1506,8 +1506,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.lastFailure.dependency()).isEqualTo("model-api");
       // meanwhile two other instances failed: the policy's one writer opened the shared circuit
       java.time.Instant opened = s.now.plusMillis(300);
-      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+      s.modelApiOpen(1, opened);
       s.now = s.state.nextRestartAt;
       Decision d = s.reconcile();
       assertThat(d.start()).isEmpty();
@@ -1525,8 +1524,7 @@ class RestartEvaluatorTest {
       AgentSim s = sim(spec).started();
       s.exit(1, "Error", "upstream model API answered HTTP 503");
       java.time.Instant opened = s.now.plusMillis(300);
-      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+      s.modelApiOpen(1, opened);
       s.now = s.state.nextRestartAt;
       s.reconcile();
       assertThat(s.state.waitingFor).isEqualTo("model-api");
@@ -1554,8 +1552,7 @@ class RestartEvaluatorTest {
       AgentSim s = sim(of).started();
       s.exit(1, "Error", "upstream model API answered HTTP 503");
       opened[0] = s.now.plusMillis(300);
-      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened[0],
-          opened[0].plusSeconds(30), null, opened[0], List.of(), List.of(), List.of(), 3, 3));
+      s.modelApiOpen(1, opened[0]);
       s.now = s.state.nextRestartAt;
       s.reconcile();
       assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
@@ -1745,8 +1742,7 @@ class RestartEvaluatorTest {
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.lastFailure.dependency()).isEqualTo("model-api");
       java.time.Instant opened = s.now.plusMillis(300);
-      s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-          opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+      s.modelApiOpen(1, opened);
       s.now = opened.plusSeconds(1);
       s.resumeRequest = new Request("go", null);
       Decision d = s.reconcile();
@@ -2208,8 +2204,7 @@ class RestartEvaluatorTest {
         """, AgentRestartPolicySpec.class)).started();
     s.exit(1, "Error", "upstream model API answered HTTP 503");
     Instant opened = s.now.plusMillis(300);
-    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-        opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+    s.modelApiOpen(1, opened);
     s.now = s.state.nextRestartAt;
     s.reconcile();
     assertThat(s.state.waitingFor).isEqualTo("model-api");
@@ -2292,8 +2287,7 @@ class RestartEvaluatorTest {
     assertThat(s.state.attempt).isEqualTo(1);
     assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESUME_BLOCKED_COOLDOWN);
     // its failure was the one that brought model-api to its threshold: the circuit opened at its time
-    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, failedAt,
-        failedAt.plusSeconds(30), null, failedAt, List.of(), List.of(), List.of(), 3, 3));
+    s.modelApiOpen(1, failedAt);
     s.advance(Duration.ofSeconds(1));
     s.reconcile();
     assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
@@ -2472,8 +2466,7 @@ class RestartEvaluatorTest {
         """, AgentRestartPolicySpec.class)).started();
     s.exit(1, "Error", "upstream model API answered HTTP 503");
     Instant opened = s.now.plusMillis(300);
-    s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Open, 1, opened,
-        opened.plusSeconds(30), null, opened, List.of(), List.of(), List.of(), 3, 3));
+    s.modelApiOpen(1, opened);
     s.now = s.state.nextRestartAt;
     s.reconcile();
     assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
