@@ -2236,10 +2236,7 @@ class RestartEvaluatorTest {
     assertThat(s.state.lastRestart.requestId()).isEqualTo("a");
     assertThat(s.state.handled(OperatorRequest.RESTART, "b")).isTrue();
     assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
-    assertThat(d.notices()).anySatisfy(n -> {
-      assertThat(n.reason()).isEqualTo(EventReason.CircuitBreakerStateChanged);
-      assertThat(n.message()).contains("Open -> Closed");
-    });
+    assertToldCircuitChange(d, "Open -> Closed");
   }
 
   /**
@@ -2445,10 +2442,7 @@ class RestartEvaluatorTest {
     s.exit(1);
     Decision trial = s.restartStillPending();
     assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
-    assertThat(trial.notices()).anySatisfy(n -> {
-      assertThat(n.reason()).isEqualTo(EventReason.CircuitBreakerStateChanged);
-      assertThat(n.message()).contains("Open -> HalfOpen");
-    });
+    assertToldCircuitChange(trial, "Open -> HalfOpen");
   }
 
   /**
@@ -2518,5 +2512,13 @@ class RestartEvaluatorTest {
     assertThat(s.state.restarts).isEqualTo(1);
     assertThat(s.state.lastRestart.startedAt()).isEqualTo(due);
     assertThat(s.state.recentRestarts).containsExactly(due);
+  }
+
+  /** The decision tells the instance's circuit change (§8 CircuitBreakerStateChanged), e.g. "Open -> Closed". */
+  private static void assertToldCircuitChange(Decision d, String change) {
+    assertThat(d.notices()).anySatisfy(n -> {
+      assertThat(n.reason()).isEqualTo(EventReason.CircuitBreakerStateChanged);
+      assertThat(n.message()).contains(change);
+    });
   }
 }
