@@ -39,4 +39,14 @@ class RespawnCommandTest {
         .containsExactly("status", "coder");
     assertThat(RespawnCommand.withDefaultCommand(new String[] {"--help"}, COMMANDS)).containsExactly("--help");
   }
+
+  /** No command, only flags: the operator (api.md §10), also when the flags are ones the plugin knows. */
+  @Test
+  void onlyFlagsMeanTheOperatorEvenWhenNoCommandFollowsThePluginsOptions() {
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"--kubeconfig", "k"}, COMMANDS))
+        .containsExactly("operator", "--kubeconfig", "k");
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"-n"}, COMMANDS)).containsExactly("operator", "-n");
+    assertThat(RespawnCommand.withDefaultCommand(new String[] {"-nagents", "--tier", "Teams"}, COMMANDS))
+        .containsExactly("operator", "-nagents", "--tier", "Teams");
+  }
 }

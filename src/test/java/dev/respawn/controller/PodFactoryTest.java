@@ -70,6 +70,94 @@ class PodFactoryTest {
         "2026-11-21T10:00:00.250Z").containsEntry("example.com/team", "a");
   }
 
+  /**
+   * api.md §2: pods are named {@code <instance>-<run>}, owned by the instance (controller=true), labelled
+   * respawn.dev/instance and respawn.dev/run, restartPolicy Never (whatever the template says), and given env
+   * RESPAWN_INSTANCE, RESPAWN_RUN, RESPAWN_ATTEMPT, RESPAWN_LEASE_NAME, RESPAWN_TASK; the template's labels stay.
+   */
+  @Test
+  void aRunsPodIsNamedOwnedLabelledAndNeverRestartedByTheKubelet() {
+    AgentInstance instance = instance("TASK-31-1", new PodTemplateSpecBuilder().withNewMetadata()
+        .addToLabels("team", "a").addToLabels(AgentInstance.RUN_LABEL, "7").endMetadata().withNewSpec()
+        .withRestartPolicy("Always").addNewContainer().withName("agent").withImage("registry.example/agents/coder:1.4")
+        .endContainer().endSpec().build());
+    instance.setApiVersion("respawn.dev/v1alpha1");
+    instance.setKind("AgentInstance");
+
+    var pod = PodFactory.build(instance, new Decision.PodStart(3, "coder-3", 2, Optional.empty(), Optional.empty(),
+        Optional.empty(), AT), "coder-beat");
+
+    assertThat(pod.getMetadata().getName()).isEqualTo("coder-3");
+    assertThat(pod.getMetadata().getNamespace()).isEqualTo("agents");
+    assertThat(pod.getMetadata().getLabels()).containsEntry(AgentInstance.INSTANCE_LABEL, "coder")
+        .containsEntry(AgentInstance.RUN_LABEL, "3").containsEntry("team", "a");
+    assertThat(pod.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+      assertThat(o.getUid()).isEqualTo("u-1");
+      assertThat(o.getName()).isEqualTo("coder");
+      assertThat(o.getKind()).isEqualTo("AgentInstance");
+      assertThat(o.getController()).isTrue();
+    });
+    assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+    Map<String, String> env = pod.getSpec().getContainers().get(0).getEnv().stream()
+        .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+    assertThat(env).containsEntry("RESPAWN_INSTANCE", "coder").containsEntry("RESPAWN_RUN", "3")
+        .containsEntry("RESPAWN_ATTEMPT", "2").containsEntry("RESPAWN_LEASE_NAME", "coder-beat")
+        .containsEntry("RESPAWN_TASK", "TASK-31-1").doesNotContainKeys("RESPAWN_RESUME_CHECKPOINT",
+            "RESPAWN_INTERRUPTION_CLASS");
+  }
+
+  /** api.md §2: on a resume the pod is also given RESPAWN_RESUME_CHECKPOINT and RESPAWN_INTERRUPTION_CLASS. */
+  @Test
+  void aResumedRunIsToldItsCheckpointAndWhatInterruptedItsPredecessor() {
+    AgentInstance instance = instance(null, new PodTemplateSpecBuilder().withNewSpec().addNewContainer()
+        .withName("agent").withImage("registry.example/agents/coder:1.4").endContainer().endSpec().build());
+
+    Map<String, String> env = PodFactory.build(instance, new Decision.PodStart(4, "coder-4", 1, Optional.of("ckpt-17"),
+        Optional.of(dev.respawn.api.v1alpha1.InterruptionClass.ContextReset), Optional.empty(), AT), "coder")
+        .getSpec().getContainers().get(0).getEnv().stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+
+    assertThat(env).containsEntry("RESPAWN_RESUME_CHECKPOINT", "ckpt-17")
+        .containsEntry("RESPAWN_INTERRUPTION_CLASS", "ContextReset").containsEntry("RESPAWN_TASK", "");
+  }
+
+  /** Init containers get the operator's env too: a checkout before the agent needs the task. */
+  @Test
+  void initContainersAreGivenTheRunsEnvironmentToo() {
+    AgentInstance instance = instance("TASK-9", new PodTemplateSpecBuilder().withNewSpec().addNewInitContainer()
+        .withName("checkout").withImage("git:1").endInitContainer().addNewContainer().withName("agent")
+        .withImage("registry.example/agents/coder:1.4").endContainer().endSpec().build());
+
+    var pod = PodFactory.build(instance, new Decision.PodStart(1, "coder-1", 0, Optional.empty(), Optional.empty(),
+        Optional.empty(), AT), "coder");
+
+    assertThat(pod.getSpec().getInitContainers().get(0).getEnv()).extracting(EnvVar::getName)
+        .contains("RESPAWN_TASK", "RESPAWN_RUN");
+  }
+
+  /**
+   * api.md §2: spec.agentContainer names the container whose exit decides, default the first container; the pod
+   * records which one it was made with, so a later edit of the spec does not change how its run is judged.
+   */
+  @Test
+  void thePodRecordsItsAgentContainerTheNamedOneElseTheFirst() {
+    io.fabric8.kubernetes.api.model.PodTemplateSpec template = new PodTemplateSpecBuilder().withNewSpec()
+        .addNewContainer().withName("proxy").withImage("p:1").endContainer()
+        .addNewContainer().withName("agent").withImage("a:1").endContainer().endSpec().build();
+    Decision.PodStart start = new Decision.PodStart(1, "coder-1", 0, Optional.empty(), Optional.empty(),
+        Optional.empty(), AT);
+
+    AgentInstance named = instance("t", template);
+    named.getSpec().agentContainer = "agent";
+    assertThat(PodFactory.build(named, start, "coder").getMetadata().getAnnotations())
+        .containsEntry(AgentInstance.AGENT_CONTAINER_ANNOTATION, "agent");
+    AgentInstance unnamed = instance("t", template);
+    assertThat(PodFactory.build(unnamed, start, "coder").getMetadata().getAnnotations())
+        .containsEntry(AgentInstance.AGENT_CONTAINER_ANNOTATION, "proxy");
+    unnamed.getSpec().agentContainer = "";
+    assertThat(PodFactory.build(unnamed, start, "coder").getMetadata().getAnnotations())
+        .containsEntry(AgentInstance.AGENT_CONTAINER_ANNOTATION, "proxy");
+  }
+
   private static AgentInstance instance(String task, io.fabric8.kubernetes.api.model.PodTemplateSpec template) {
     AgentInstance instance = new AgentInstance();
     instance.setMetadata(new ObjectMetaBuilder().withName("coder").withNamespace("agents").withUid("u-1").build());

@@ -159,4 +159,22 @@ public class StatusRoundTripProperties {
   private static <T> T pick(RandomGenerator r, T[] values) {
     return values[r.nextInt(values.length)];
   }
+
+  /**
+   * A run is healthy since its Ready condition turned True (what resetAfter counts from, api.md §3.5); a Ready=False
+   * condition's transition time is when it stopped being healthy, never a healthy-since.
+   */
+  @org.junit.jupiter.api.Test
+  void onlyAReadyConditionThatIsTrueSaysSinceWhenTheRunIsHealthy() {
+    AgentInstanceStatus ready = Serialization.unmarshal("""
+        {"run": 2, "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-24T10:00:05Z"}]}
+        """, AgentInstanceStatus.class);
+    assertThat(StatusMapper.toState(ready).readySince).isEqualTo(Instant.parse("2026-11-24T10:00:05Z"));
+    AgentInstanceStatus notReady = Serialization.unmarshal("""
+        {"run": 2, "conditions": [{"type": "Ready", "status": "False", "reason": "StaleHeartbeat",
+          "lastTransitionTime": "2026-11-24T10:00:05Z"}]}
+        """, AgentInstanceStatus.class);
+    assertThat(StatusMapper.toState(notReady).readySince).isNull();
+    assertThat(StatusMapper.toState(null).phase).as("no status yet: Pending").isEqualTo(Phase.Pending);
+  }
 }

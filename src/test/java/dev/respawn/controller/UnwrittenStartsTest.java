@@ -47,6 +47,8 @@ class UnwrittenStartsTest {
     assertThat(starts.vanished("i-uid", atRun(1), List.of(), name -> pod("a-2", "p2"), NOW)).isEmpty();
     // a pod of that name with another UID is not the one the start made
     assertThat(starts.vanished("i-uid", atRun(1), List.of(), name -> pod("a-2", "other"), NOW)).isPresent();
+    // the cache showing the previous run's pod (kept for kubectl logs) is no sign of this one
+    assertThat(starts.vanished("i-uid", atRun(1), List.of(pod("a-1", "p1")), name -> null, NOW)).isPresent();
   }
 
   @Test
@@ -59,5 +61,58 @@ class UnwrittenStartsTest {
     starts.remember("i-uid", pod("a-3", "p3"), 3);
     starts.forget("i-uid");
     assertThat(starts.size()).isZero();
+  }
+
+  static dev.respawn.policy.Decision decision(int run, String currentPod, boolean deferStatus) {
+    InstanceState s = atRun(run);
+    s.currentPod = currentPod;
+    return new dev.respawn.policy.Decision(s, List.of(), java.util.Optional.empty(), false, deferStatus, false, null,
+        java.util.Optional.empty(), List.of(), 0, java.util.Optional.empty(),
+        new dev.respawn.policy.Decision.Liveness(false, "PodNotRunning", ""));
+  }
+
+  /**
+   * A start whose status write waits is remembered (its pod as the cache shows it) until a decision writes status:
+   * then nothing of it is left.
+   */
+  @Test
+  void aStartWhoseStatusWaitsIsRememberedUntilADecisionWritesStatus() {
+    starts.decided("i-uid", atRun(1), decision(2, "a-2", true),
+        name -> java.util.Optional.of(pod(name, "p2")));
+    assertThat(starts.holds("i-uid")).isTrue();
+    assertThat(starts.holds("j-uid")).isFalse();
+    assertThat(starts.vanished("i-uid", atRun(1), List.of(), name -> null, NOW)).hasValueSatisfying(
+        f -> assertThat(f.view().name()).isEqualTo("a-2"));
+    starts.decided("i-uid", atRun(2), decision(2, "a-2", false), name -> java.util.Optional.empty());
+    assertThat(starts.holds("i-uid")).isFalse();
+    assertThat(starts.size()).isZero();
+    starts.decided("i-uid", atRun(2), decision(2, "a-2", true), name -> java.util.Optional.of(pod(name, "p2")));
+    assertThat(starts.holds("i-uid")).as("a deferred write that started no new run remembers nothing").isFalse();
+  }
+
+  /**
+   * The telling of an unwritten start (Event, audit, metrics) waits until status shows the run, in the order decided,
+   * once; it is lost with the instance.
+   */
+  @Test
+  void theTellingOfAnUnwrittenStartWaitsForStatusAndIsToldOnceInOrder() {
+    List<String> told = new java.util.ArrayList<>();
+    starts.holdTelling("i-uid", () -> told.add("started"));
+    starts.holdTelling("i-uid", () -> told.add("looked again"));
+    assertThat(starts.holds("i-uid")).isTrue();
+    assertThat(told).as("nothing told before status shows the run").isEmpty();
+    starts.tellHeld("i-uid");
+    assertThat(told).containsExactly("started", "looked again");
+    starts.tellHeld("i-uid");
+    assertThat(told).as("once").hasSize(2);
+    assertThat(starts.holds("i-uid")).isFalse();
+
+    starts.holdTelling("i-uid", () -> told.add("lost"));
+    starts.remember("i-uid", pod("a-3", "p3"), 3);
+    assertThat(starts.size()).isEqualTo(2);
+    starts.gone("i-uid");
+    assertThat(starts.size()).isZero();
+    starts.tellHeld("i-uid");
+    assertThat(told).doesNotContain("lost");
   }
 }

@@ -109,4 +109,56 @@ class RenewalClockTest {
     assertThat(renewals.lastRenewalBy("agents", "coder", "coder-4", T0.minus(Duration.ofHours(1)), true))
         .hasValueSatisfying(s -> assertThat(s.firstSight()).isFalse());
   }
+
+  static Lease renewed(String namespace, String name, String holder, Instant renewTime) {
+    return new LeaseBuilder().withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+        .withNewSpec().withHolderIdentity(holder).withRenewTime(renewTime.atZone(ZoneOffset.UTC)).endSpec().build();
+  }
+
+  /** Every instance has its own heartbeat: a renewal of one Lease is never heard as another's (name or namespace). */
+  @Test
+  void eachLeaseIsHeardOnItsOwn() {
+    RenewalClock renewals = new RenewalClock(clock);
+    Lease coder = renewed("agents", "coder", "coder-1", T0);
+    Lease otherNamespace = renewed("team-b", "coder", "coder-1", T0);
+    Lease otherName = renewed("agents", "writer", "writer-1", T0);
+    renewals.seenAt(coder);
+    renewals.seenAt(otherNamespace);
+    renewals.seenAt(otherName);
+    assertThat(renewals.size()).isEqualTo(3);
+    advance(Duration.ofSeconds(10));
+    assertThat(renewals.observe(renewed("agents", "coder", "coder-1", now.get()))).isTrue();
+    assertThat(renewals.seenAt(otherNamespace)).as("not renewed: still heard 10 s ago").isEqualTo(T0);
+    assertThat(renewals.seenAt(otherName)).isEqualTo(T0);
+    assertThat(renewals.lastRenewalBy("team-b", "coder", "coder-1", T0, false))
+        .hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(T0));
+    renewals.forget("agents", "coder");
+    assertThat(renewals.size()).as("a deleted instance's Lease is forgotten, the others kept").isEqualTo(2);
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-1", T0, false)).isEmpty();
+  }
+
+  /** A clock moved by hand ages a renewal by exactly the time it moved, fractions of a second included. */
+  @Test
+  void aRenewalAgesByTheTimeThatPassedToTheNanosecond() {
+    RenewalClock renewals = new RenewalClock(clock);
+    Lease lease = renewedBy("coder-1", T0);
+    advance(Duration.ofMillis(250));
+    Instant seen = now.get();
+    assertThat(renewals.seenAt(lease)).isEqualTo(seen);
+    advance(Duration.ofMillis(1_500));
+    assertThat(renewals.seenAt(lease)).as("seen 1.5 s ago").isEqualTo(seen);
+  }
+
+  /** Only a Lease a reconcile looked at is tracked: a renewal of an unknown (or forgotten) Lease is not recorded. */
+  @Test
+  void aRenewalOfALeaseNobodyLookedAtIsNotRecorded() {
+    RenewalClock renewals = new RenewalClock(clock);
+    assertThat(renewals.observe(renewedBy("coder-1", T0))).isFalse();
+    assertThat(renewals.size()).isZero();
+    Lease lease = renewedBy("coder-1", T0);
+    renewals.seenAt(lease);
+    assertThat(renewals.observe(lease)).as("the same renewTime is no renewal").isFalse();
+    assertThat(renewals.observe(new LeaseBuilder(lease).editSpec().withRenewTime(null).endSpec().build()))
+        .isFalse();
+  }
 }

@@ -81,4 +81,55 @@ class RestartMetricsTest {
     assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getTags())
         .noneMatch(t -> t.getValue().equals("a") || t.getValue().equals("b")));
   }
+
+  static dev.respawn.policy.DependencyCircuit dependency(String name, dev.respawn.api.v1alpha1.CircuitState state,
+      int waiting) {
+    return new dev.respawn.policy.DependencyCircuit(name, state, 0, null, null, null, T0, List.of(), List.of(),
+        List.of(), waiting, 0);
+  }
+
+  /**
+   * README "Metrics": respawn_dependency_circuits{state} and respawn_dependency_waiting count the shared
+   * dependencies there are; a policy that drops a dependency, or is deleted, leaves both.
+   */
+  @Test
+  void theDependencyGaugesCountTheSharedCircuitsAndTheirWaitingInstances() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RestartMetrics metrics = new RestartMetrics(registry);
+    var open = dev.respawn.api.v1alpha1.CircuitState.Open;
+    var closed = dev.respawn.api.v1alpha1.CircuitState.Closed;
+    metrics.dependencies("agents/fleet", List.of(dependency("model-api", open, 3), dependency("db", closed, 0)));
+    metrics.dependencies("agents/other", List.of(dependency("model-api", open, 2)));
+    assertThat(registry.get("respawn.dependency.circuits").tag("state", "Open").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("respawn.dependency.circuits").tag("state", "Closed").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("respawn.dependency.circuits").tag("state", "HalfOpen").gauge().value()).isZero();
+    assertThat(registry.get("respawn.dependency.waiting").gauge().value()).isEqualTo(5);
+
+    metrics.dependencies("agents/fleet", List.of(dependency("db", closed, 0)));
+    assertThat(registry.get("respawn.dependency.circuits").tag("state", "Open").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("respawn.dependency.waiting").gauge().value()).isEqualTo(2);
+    metrics.dependencies("agents/other", List.of());
+    assertThat(registry.get("respawn.dependency.circuits").tag("state", "Open").gauge().value()).isZero();
+    assertThat(registry.get("respawn.dependency.waiting").gauge().value()).isZero();
+    metrics.dependencyTripped();
+    assertThat(registry.get("respawn.dependency.trips").counter().count()).isEqualTo(1);
+  }
+
+  /** README "Metrics": class None counts restarts that follow no failure (a manual or requested restart). */
+  @Test
+  void aRestartThatFollowsNoFailureCountsAsClassNone() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RestartMetrics metrics = new RestartMetrics(registry);
+    InstanceState s = new InstanceState();
+    s.lastFailure = new InstanceState.FailureInfo("coder-1", "u1", InterruptionClass.ToolFailure,
+        "UnhandledException", "Error", 1, null, "", true, T0, null);
+    s.lastRestart = new InstanceState.RestartInfo(dev.respawn.policy.RestartKind.Manual, "x", "coder-1", "coder-2",
+        T0, T0.plusSeconds(1), "req-1", null, null);
+    metrics.record(instance("a"), decision(s, Notice.normal(dev.respawn.policy.EventReason.RestartStarted, "z")));
+    assertThat(registry.get("respawn.restart.attempts").tag("result", "started").tag("class", "None").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("respawn.restart.attempts").tag("result", "started").tag("class", "ToolFailure")
+        .counter().count()).isZero();
+    assertThat(metrics.instancesTracked()).isEqualTo(1);
+  }
 }
