@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.testsupport.ManualClock;
 import dev.respawn.testsupport.MockApi;
+import java.util.List;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -158,5 +159,94 @@ class RestartCommandTest {
     assertThat(r.err().lines()).hasSize(1);
     assertThat(r.json().get("success").asBoolean()).isFalse();
     assertThat(r.json().get("error").asText()).isEqualTo("timed_out");
+  }
+
+  @Test
+  void restartOfALiveAgentIsRequestedWithoutAWarning() {
+    Instances.create(API.client(), "live", "coder", null, "{phase: Running, run: 1, currentPod: coder-1}");
+
+    Cli.Result json = cli("restart", "coder", "--reason", "new tools", "-n", "live", "-o", "json");
+    Cli.Result table = cli("restart", "coder", "--reason", "new tools", "-n", "live");
+
+    assertThat(json.exit()).as(json.toString()).isZero();
+    assertThat(json.json().get("message").asText()).isEqualTo("Restart requested");
+    assertThat(table.exit()).as(table.toString()).isZero();
+    assertThat(table.out()).contains("agentinstance/coder restart requested").doesNotContain("warning");
+  }
+
+  @Test
+  void restartInATerminalPhaseSaysInJsonThatTheOperatorRefusesIt() {
+    Instances.create(API.client(), "terminal-json", "stuck", null, "{phase: Failed}");
+
+    Cli.Result r = cli("restart", "stuck", "--reason", "try", "-n", "terminal-json", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().get("message").asText()).startsWith("Restart requested, but phase Failed is terminal")
+        .contains("kubectl respawn resume stuck --force");
+  }
+
+  @Test
+  void allFailedListsTheResumedAgentsInATable() {
+    String ns = "fleet-table";
+    Instances.create(API.client(), ns, "coder", null, """
+        {phase: Failed, attempt: 1, lastDecision: {reasonCode: non_retryable_failure}}
+        """);
+    Instances.create(API.client(), ns, "architect", null, "{phase: Escalated, attempt: 4, terminalReason: RestartLimitExceeded}");
+    Instances.create(API.client(), ns, "runner", null, "{phase: Running}");
+
+    Cli.Result r = cli("restart", "--all-failed", "-n", ns);
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    List<String> lines = r.out().lines().toList();
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(0).split("\\s+")).containsExactly("NAME", "PHASE", "REASON", "RETRIES", "REQUEST");
+    assertThat(lines.get(1).split("\\s+")).containsExactly("architect", "Escalated", "RestartLimitExceeded", "4", ID);
+    assertThat(lines.get(2).split("\\s+")).containsExactly("coder", "Failed", "non_retryable_failure", "1", ID);
+    assertThat(lines.get(3)).isEqualTo("2 agent(s) resumed: each starts a new lifecycle now");
+    assertThat(lines.get(1).indexOf("Escalated")).as("one column").isEqualTo(lines.get(0).indexOf("PHASE"));
+  }
+
+  @Test
+  void allFailedThatCouldNotResumeOneSaysWhichAndWhyAndExits1() {
+    String ns = "fleet-forbidden";
+    Instances.create(API.client(), ns, "coder", null, "{phase: Failed, attempt: 1}");
+    API.server().expect().patch().withPath("/apis/respawn.dev/v1alpha1/namespaces/" + ns + "/agentinstances/coder")
+        .andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder().withCode(403).withReason("Forbidden")
+            .withMessage("agentinstances.respawn.dev \"coder\" is forbidden: cannot patch").build()).always();
+
+    Cli.Result r = cli("restart", "--all-failed", "-n", ns, "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+    assertThat(r.err().lines()).singleElement().asString().startsWith("error: could not resume coder: ")
+        .contains("forbidden");
+    assertThat(r.json().get("success").asBoolean()).isFalse();
+    assertThat(r.json().get("agents_scheduled").asInt()).isZero();
+    assertThat(r.json().get("errors").get(0).asText()).startsWith("coder: ");
+  }
+
+  @Test
+  void aRefusedRestartWaitSaysWhatTheOperatorsWarningSays() {
+    String ns = "refused";
+    // the operator handled the request and refused it (terminal phase), with a Warning Event that names it
+    Instances.create(API.client(), ns, "stuck", null, "{phase: Escalated, run: 2, handledRequests: {restart: " + ID
+        + "}}");
+    String note = "[RST] Restart request " + ID + " refused for stuck: phase Escalated; use resume";
+    event(ns, "stuck-warning", "stuck", "Warning", note);
+    event(ns, "stuck-normal", "stuck", "Normal", "[RST] Restart request " + ID + " seen");
+    event(ns, "other-warning", "other", "Warning", "[RST] Restart request " + ID + " refused for other");
+
+    Cli.Result r = cli("restart", "stuck", "--reason", "try", "--wait", "--timeout", "10s", "-n", ns, "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("error: " + note + System.lineSeparator());
+    assertThat(r.json().get("error").asText()).isEqualTo("refused");
+    assertThat(r.json().get("restarted").asBoolean()).isFalse();
+  }
+
+  static void event(String ns, String name, String regarding, String type, String note) {
+    API.client().events().v1().events().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.events.v1
+        .EventBuilder().withNewMetadata().withName(name).withNamespace(ns).endMetadata().withType(type)
+        .withReason("RestartRequested").withNote(note).withNewRegarding().withKind("AgentInstance")
+        .withName(regarding).withNamespace(ns).endRegarding().build()).create();
   }
 }

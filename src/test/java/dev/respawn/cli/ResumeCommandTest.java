@@ -69,4 +69,40 @@ class ResumeCommandTest {
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.err()).contains("agentinstance \"ghost\" not found in namespace \"force\"");
   }
+
+  @Test
+  void resumeOfAFailedAgentSaysANewLifecycleStartsWithoutAWarning() {
+    Instances.create(API.client(), "failed", "stuck", null, "{phase: Failed, lastDecision: {reasonCode: "
+        + "non_retryable_failure}}");
+
+    Cli.Result json = cli("resume", "stuck", "--force", "-n", "failed", "-o", "json");
+
+    assertThat(json.exit()).as(json.toString()).isZero();
+    assertThat(json.json().get("message").asText()).isEqualTo("Resume requested: a new lifecycle starts now");
+    assertThat(json.json().get("reason").asText()).isEqualTo("non_retryable_failure");
+    assertThat(json.json().get("phase").asText()).isEqualTo("Failed");
+  }
+
+  @Test
+  void withoutForceAnInstanceWithoutStatusSaysSo() {
+    Instances.create(API.client(), "nostatus", "fresh", null, null);
+
+    Cli.Result r = cli("resume", "fresh", "-n", "nostatus");
+
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("(no status yet)").doesNotContain("phase null");
+  }
+
+  @Test
+  void resumeWaitTimesOutWhenNoOperatorHandlesTheRequest() {
+    Instances.create(API.client(), "orphans", "orphan", null, "{phase: Escalated, run: 2}");
+
+    Cli.Result r = cli("resume", "orphan", "--force", "--wait", "--timeout", "300ms", "-n", "orphans", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+    assertThat(r.err().lines()).singleElement().asString().startsWith("error: timed out after 300ms: resume request ")
+        .contains("not handled by the operator yet");
+    assertThat(r.json().get("success").asBoolean()).isFalse();
+    assertThat(r.json().get("error").asText()).isEqualTo("timed_out");
+  }
 }

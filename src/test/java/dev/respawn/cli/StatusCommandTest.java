@@ -245,4 +245,28 @@ class StatusCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("-o", "table, json, yaml");
   }
+
+  /** A failure rule's maxRetries overrides the policy's: the last failure decision's limit is the one that holds. */
+  @Test
+  void maxRetriesIsTheLastFailureDecisionsLimitOnceAFailureWasDecided() {
+    Instances.create(API.client(), NS, "ruled", "patient", """
+        phase: Backoff
+        run: 2
+        attempt: 2
+        lastDecision: {action: Restart, reasonCode: restart_scheduled, attempt: 2, maxAttempts: 8,
+                       at: "2026-11-21T10:34:34Z"}
+        """);
+    Instances.create(API.client(), NS, "resumed", "patient", """
+        phase: Running
+        run: 3
+        currentPod: resumed-3
+        attempt: 0
+        lastDecision: {action: Resume, reasonCode: resume_allowed, attempt: 0, maxAttempts: 8,
+                       at: "2026-11-21T10:34:34Z"}
+        """);
+
+    assertThat(status("ruled", "-o", "json").json().get("max_retries").asInt()).isEqualTo(8);
+    assertThat(status("resumed", "-o", "json").json().get("max_retries").asInt()).as("a new lifecycle: the policy's")
+        .isEqualTo(5);
+  }
 }

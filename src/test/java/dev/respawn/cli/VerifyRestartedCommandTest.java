@@ -204,4 +204,43 @@ class VerifyRestartedCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("'yesterday' is not a timestamp");
   }
+
+  @Test
+  void theFirstRunOfAnInstanceIsNoRestart() {
+    Instances.create(API.client(), NS, "first", null, """
+        phase: Running
+        run: 1
+        currentPod: first-1
+        runStartedAt: "2026-11-21T10:31:00Z"
+        """);
+
+    Cli.Result r = verify("first", "2026-11-21T10:30:00Z");
+
+    assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+    assertThat(r.err()).contains("has not restarted since");
+  }
+
+  @Test
+  void aRunningRestartWhoseRecordWasReplacedNamesThePodOfTheRunBeforeIt() {
+    // run 3 started at 10:32 and is running; a later decision (a pending restart request's) replaced lastRestart
+    Instances.create(API.client(), NS, "third", null, """
+        phase: Running
+        run: 3
+        currentPod: third-3
+        runStartedAt: "2026-11-21T10:32:00Z"
+        lastRestart: {kind: Manual, reason: "new tools", previousPod: third-3, requestedAt: "2026-11-21T10:34:00Z"}
+        history:
+        - {run: 1, pod: third-1, startedAt: "2026-11-21T10:20:00Z", endedAt: "2026-11-21T10:25:00Z",
+           outcome: Failure, reasonCode: restart_scheduled}
+        - {run: 2, pod: third-2, startedAt: "2026-11-21T10:25:05Z", endedAt: "2026-11-21T10:31:55Z",
+           outcome: Failure, reasonCode: restart_immediate}
+        """);
+
+    Cli.Result r = verify("third", "2026-11-21T10:30:00Z", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().get("pod").asText()).isEqualTo("third-3");
+    assertThat(r.json().get("previous_pod").asText()).isEqualTo("third-2");
+    assertThat(r.json().get("reason").asText()).isEqualTo("restart_immediate");
+  }
 }

@@ -339,4 +339,46 @@ class KubeEventRecorderTest {
     assertThat(dev.respawn.policy.EventReason.RestartExhausted.action()).isEqualTo("Escalate");
     assertThat(dev.respawn.policy.EventReason.PolicyInvalid.action()).isEqualTo("ValidatePolicy");
   }
+
+  @Test
+  void aRepeatSoonAfterAFlushWaitsForTheSeriesIntervalFromThatWrite() {
+    KubeEventRecorder recorder = recorder(Settings.defaults()); // one series PATCH per 5 s at most
+    recorder.record(coder, pod, FAILED);
+    clock.advance(Duration.ofSeconds(3));
+    assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.COALESCED);
+    assertThat(recorder.flush()).isEqualTo(1); // the PATCH of 10:00:03
+
+    clock.advance(Duration.ofSeconds(3)); // 6 s after the Event, 3 s after its last PATCH
+
+    assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.COALESCED);
+    assertThat(eventWrites("PATCH")).isEqualTo(1);
+  }
+
+  @Test
+  void forgettingADeletedInstanceKeepsTheSeriesOfTheOthers() {
+    KubeEventRecorder recorder = recorder(EVERY_REPEAT_WRITTEN);
+    AgentInstance reviewer = createInstance("reviewer");
+    recorder.record(coder, pod, FAILED);
+    recorder.record(reviewer, null, FAILED);
+
+    recorder.forget(coder);
+
+    assertThat(recorder.record(reviewer, null, FAILED)).isEqualTo(Outcome.SERIES_UPDATED);
+    assertThat(events()).filteredOn(e -> e.getRegarding().getName().equals("reviewer")).singleElement()
+        .satisfies(e -> assertThat(e.getSeries().getCount()).isEqualTo(2));
+  }
+
+  @Test
+  void anEventAboutAnInstanceWithALongNameHasANameKubernetesAccepts() {
+    String longName = "agent-" + "x".repeat(247); // 253 characters, the longest name of an AgentInstance
+    AgentInstance agent = createInstance(longName);
+
+    assertThat(recorder(Settings.defaults()).record(agent, null, FAILED)).isEqualTo(Outcome.CREATED);
+
+    assertThat(events()).singleElement().satisfies(e -> {
+      assertThat(e.getRegarding().getName()).isEqualTo(longName);
+      assertThat(e.getMetadata().getName()).hasSizeLessThanOrEqualTo(253).startsWith("agent-xxx")
+          .matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+    });
+  }
 }
