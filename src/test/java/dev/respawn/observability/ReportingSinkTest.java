@@ -202,11 +202,7 @@ class ReportingSinkTest {
   @Test
   void aSharedCircuitOpeningIsAWarningALogLineAnAuditLineAndATripAndItsClosingANormalEvent() {
     AgentRestartPolicy fleet = createPolicy("fleet");
-    DependencyCircuit open = new DependencyCircuit("model-api", CircuitState.Open, 1, T0, null, null, T0, List.of(),
-        List.of(), List.of(), 4, 3);
-
-    sink.dependencies(fleet, List.of(open), Map.of("model-api", List.of(new DependencyCircuit.Transition(
-        CircuitState.Closed, CircuitState.Open, T0, "failures of 3 distinct instances within 1m"))));
+    opened(fleet);
     assertThat(registry.get("respawn.dependency.trips").counter().count()).isEqualTo(1.0);
     assertThat(registry.get("respawn.dependency.circuits").tag("state", "Open").gauge().value()).isEqualTo(1.0);
     assertThat(registry.get("respawn.dependency.waiting").gauge().value()).isEqualTo(4.0);
@@ -252,10 +248,7 @@ class ReportingSinkTest {
   @Test
   void aDeletedPolicyLeavesNoTraceInTheDependencyGaugesOrTheEventMemory() {
     AgentRestartPolicy fleet = createPolicy("fleet");
-    DependencyCircuit open = new DependencyCircuit("model-api", CircuitState.Open, 1, T0, null, null, T0, List.of(),
-        List.of(), List.of(), 4, 3);
-    sink.dependencies(fleet, List.of(open), Map.of("model-api", List.of(new DependencyCircuit.Transition(
-        CircuitState.Closed, CircuitState.Open, T0, "failures of 3 distinct instances within 1m"))));
+    opened(fleet);
 
     sink.forget(fleet);
     sink.close();
@@ -275,5 +268,13 @@ class ReportingSinkTest {
 
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(events()).singleElement()
         .satisfies(e -> assertThat(e.getSeries()).isNotNull().satisfies(s -> assertThat(s.getCount()).isEqualTo(2))));
+  }
+
+  /** The sink is told that model-api opened on the policy (3 distinct instances, 4 waiting). */
+  private void opened(AgentRestartPolicy fleet) {
+    DependencyCircuit open = new DependencyCircuit("model-api", CircuitState.Open, 1, T0, null, null, T0, List.of(),
+        List.of(), List.of(), 4, 3);
+    sink.dependencies(fleet, List.of(open), Map.of("model-api", List.of(new DependencyCircuit.Transition(
+        CircuitState.Closed, CircuitState.Open, T0, "failures of 3 distinct instances within 1m"))));
   }
 }
