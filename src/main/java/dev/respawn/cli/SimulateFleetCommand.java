@@ -66,6 +66,15 @@ final class SimulateFleetCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "1", paramLabel = "N", description = "Jitter seed (default 1).")
   long seed;
 
+  /** The option's value as a duration; a value that is none is refused naming the option and the value. */
+  private static java.time.Duration duration(String option, String value) {
+    try {
+      return GoDuration.parse(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(option + " '" + value + "': " + e.getMessage(), e);
+    }
+  }
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -76,8 +85,9 @@ final class SimulateFleetCommand implements Callable<Integer> {
         err.println("error: --instances must be 1..1000");
         return SimulateCommand.INVALID;
       }
-      FleetStory story = new FleetStory(instances, GoDuration.parse(outageStart), GoDuration.parse(outageEnd),
-          GoDuration.parse(failAfter), GoDuration.parse(stagger), message);
+      FleetStory story = new FleetStory(instances, duration("--outage-start", outageStart),
+          duration("--outage-end", outageEnd), duration("--fail-after", failAfter), duration("--stagger", stagger),
+          message);
       RestartPolicy with = PolicyCompiler.compile(loaded.spec());
       if (with.dependencies().isEmpty()) {
         err.println("error: AgentRestartPolicy " + loaded.name() + " names no spec.dependencies");

@@ -251,6 +251,27 @@ class SimulateCommandTest {
     assertThat(noConfig.err()).contains("kubeconfig").contains("not found");
   }
 
+  /** docs/simulate.md: --policy without -n reads the kubeconfig context's namespace, as kubectl does; -n wins. */
+  @Test
+  void withoutNamespaceTheKubeconfigContextsNamespaceIsUsed() throws Exception {
+    AgentRestartPolicy p = new AgentRestartPolicy();
+    p.setMetadata(new ObjectMetaBuilder().withName("in-context").withNamespace("team").build());
+    p.setSpec(new AgentRestartPolicySpec());
+    API.client().resource(p).create();
+    Path kubeconfig = kubeconfig(API.url());
+    Files.writeString(kubeconfig, Files.readString(kubeconfig).replace("namespace: default", "namespace: team"));
+
+    Result r = run("simulate", "--policy", "in-context", "--kubeconfig", kubeconfig.toString(), "--story", "exit:1",
+        "--seed", "1");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).startsWith("Policy:   team/in-context (cluster ");
+
+    Result other = run("simulate", "--policy", "in-context", "-n", "elsewhere", "--kubeconfig",
+        kubeconfig.toString(), "--story", "exit:1");
+    assertThat(other.exitCode()).isEqualTo(1);
+    assertThat(other.err()).isEqualTo("error: AgentRestartPolicy elsewhere/in-context not found\n");
+  }
+
   private Path kubeconfig(String server) throws Exception {
     Path file = Files.createTempFile(tmp, "kubeconfig", ".yaml");
     Files.writeString(file, """

@@ -79,4 +79,71 @@ class SimulateFleetCommandTest {
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2]).isEqualTo("error: AgentRestartPolicy fleet names no spec.dependencies\n");
   }
+
+  /** --help: --instances is 1..1000; anything else is a usage error (exit 2, as for simulate), one error line. */
+  @Test
+  void anInstanceCountOutOfRangeExitsTwo() throws Exception {
+    Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
+    for (String n : new String[] {"0", "1001", "-3"}) {
+      String[] r = run("simulate-fleet", "-f", policy.toString(), "--instances", n);
+      assertThat(r[0]).as(n).isEqualTo("2");
+      assertThat(r[1]).as(n).isEmpty();
+      assertThat(r[2]).as(n).isEqualTo("error: --instances must be 1..1000\n");
+    }
+  }
+
+  /** The bounds themselves are allowed: one instance, and a thousand. */
+  @Test
+  void oneInstanceAndAThousandAreAllowed() throws Exception {
+    Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
+    String[] one = run("simulate-fleet", "-f", policy.toString(), "--instances", "1", "--outage-end", "1m");
+    assertThat(one[0]).as(one[2]).isEqualTo("0");
+    assertThat(one[1]).startsWith("1 instance").contains("the upstream is down from +10s to +1m0s");
+    String[] thousand = run("simulate-fleet", "-f", policy.toString(), "--instances", "1000", "--outage-end", "20s");
+    assertThat(thousand[0]).as(thousand[2]).isEqualTo("0");
+    assertThat(thousand[1]).startsWith("1000 instances; ").contains("  agent-999 ");
+  }
+
+  /** docs/simulate.md: exit codes as for simulate, every error one "error: ..." line: a missing file exits 2. */
+  @Test
+  void aMissingFileExitsTwoWithOneLine() {
+    String missing = tmp.resolve("nope.yaml").toString();
+    String[] r = run("simulate-fleet", "-f", missing);
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).startsWith("error: cannot read " + missing).endsWith("\n");
+    assertThat(r[2].lines()).hasSize(1);
+  }
+
+  /** docs/simulate.md: durations are Go durations; a bad one is a usage error: exit 2, one error line. */
+  @Test
+  void aBadDurationExitsTwo() throws Exception {
+    Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
+    String[] r = run("simulate-fleet", "-f", policy.toString(), "--outage-end", "4q");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).isEmpty();
+    assertThat(r[2]).startsWith("error: ").contains("must be a duration");
+    assertThat(r[2].lines()).hasSize(1);
+  }
+
+  /**
+   * A usage error names what is wrong (docs/simulate.md: errors name the field and the rule; simulate names a bad
+   * "@5q" with its step and value). simulate-fleet says only "must be a duration": not which option, not the value.
+   */
+  @Test
+  void aBadDurationNamesTheOptionAndTheValue() throws Exception {
+    Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
+    String[] r = run("simulate-fleet", "-f", policy.toString(), "--outage-end", "4q");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--outage-end", "4q");
+  }
+
+  /** docs/simulate.md: the policy is validated with the operator's rules; invalid exits 2 naming field and rule. */
+  @Test
+  void anInvalidPolicyExitsTwoNamingTheField() throws Exception {
+    Path policy = Files.writeString(tmp.resolve("bad.yaml"), POLICY.replace("maxDelay: 120s", "maxDelay: 1s"));
+    String[] r = run("simulate-fleet", "-f", policy.toString());
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).startsWith("error: ").contains("spec.backoff.maxDelay");
+    assertThat(r[2].lines()).hasSize(1);
+  }
 }

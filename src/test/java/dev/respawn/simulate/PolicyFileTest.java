@@ -114,4 +114,14 @@ class PolicyFileTest {
         """, "v.yaml", null)).hasMessageContaining("apiVersion \"respawn.dev/v1beta1\"");
     assertThatThrownBy(() -> PolicyFile.read("a: [", "y.yaml", null)).hasMessageContaining("not valid YAML");
   }
+
+  /** api.md §1: every spec field has a default; a policy without a spec reads as all defaults. */
+  @Test
+  void aPolicyWithoutASpecIsAllDefaults() throws Exception {
+    Loaded p = PolicyFile.read("apiVersion: respawn.dev/v1alpha1\nkind: AgentRestartPolicy\nmetadata: {name: bare}\n",
+        "b.yaml", null);
+    assertThat(p.name()).isEqualTo("bare");
+    assertThat(p.spec()).isNotNull();
+    assertThat(dev.respawn.policy.PolicyCompiler.compile(p.spec()).maxRetries()).isEqualTo(3);
+  }
 }

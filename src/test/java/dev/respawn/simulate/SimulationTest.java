@@ -313,4 +313,71 @@ class SimulationTest {
     JsonNode yaml = new YAMLMapper().readTree(r.toYaml());
     assertThat(yaml).isEqualTo(json);
   }
+
+  /**
+   * docs/simulate.md: JSON/YAML carry each step's exit code, message and seconds; rows are numbered by story
+   * step, the steps after a terminal phase included.
+   */
+  @Test
+  void jsonRowsCarryTheStepsExitCodeMessageAndNumber() throws Exception {
+    SimulationReport r = simulate("maxRetries: 5\ncircuitBreaker: {failureThreshold: 10}",
+        "exit:3:boom,oom,deleted,exit:0,exit:1");
+
+    assertThat(r.runs()).extracting(Row::step).containsExactly(1, 2, 3, 4, 5);
+    assertThat(r.runs()).extracting(Row::reached).containsExactly(true, true, true, true, false);
+    assertThat(r.runs()).extracting(Row::exitCode).containsExactly(3, 137, null, 0, null);
+    assertThat(r.runs().get(0).message()).isEqualTo("boom");
+    assertThat(r.runs().get(1).reason()).isEqualTo("OOMKilled");
+    JsonNode json = new ObjectMapper().readTree(r.toJson());
+    assertThat(json.path("runs").get(1).path("exitCode").asInt()).isEqualTo(137);
+    assertThat(json.path("runs").get(4).path("step").asInt()).isEqualTo(5);
+  }
+
+  /** A heartbeat stall is not a container exit: no exit code is reported for it. */
+  @Test
+  void aHeartbeatStallHasNoExitCode() throws Exception {
+    SimulationReport r = simulate("heartbeat: {timeout: 30s}", "heartbeat-stall@1m");
+
+    assertThat(r.runs().get(0).exitCode()).isNull();
+    assertThat(r.runs().get(0).reason()).isNull();
+    assertThat(r.runs().get(0).interruptionClass()).isEqualTo("Timeout");
+  }
+
+  /**
+   * docs/simulate.md (NOTES: the end of a failure sequence): a run healthy for less than resetAfter does not end
+   * the sequence, the next failure counts on; healthy for resetAfter it does.
+   */
+  @Test
+  void aRunHealthyForLessThanResetAfterKeepsTheFailureSequence() throws Exception {
+    String spec = "resetAfter: 1m\nmaxRetries: 5\ncircuitBreaker: {failureThreshold: 10}";
+    SimulationReport shortly = simulate(spec, "exit:1,ok:10s,exit:1");
+    assertThat(shortly.runs().get(1).notes()).anySatisfy(n -> assertThat(n).contains("less than resetAfter 1m0s"));
+    assertThat(shortly.runs().get(2).attempt()).isEqualTo(2);
+
+    SimulationReport long_ = simulate(spec, "exit:1,ok:1m,exit:1");
+    assertThat(long_.runs().get(1).notes()).noneSatisfy(n -> assertThat(n).contains("less than resetAfter"));
+    assertThat(long_.runs().get(2).attempt()).isEqualTo(1);
+  }
+
+  /** docs/simulate.md: never-started without a startup grace is Stuck, and the outcome says why. */
+  @Test
+  void aPodThatNeverStartsWithoutAStartupGraceIsStuckAndSaysWhy() throws Exception {
+    assertThat(simulate("", "never-started").summary()).satisfies(s -> {
+      assertThat(s.outcome()).isEqualTo("Stuck");
+      assertThat(s.note()).contains("spec.heartbeat.startupGrace");
+    });
+  }
+
+  /** docs/simulate.md (NOTES: rules): a row names the failure rule that decided it; an ignored failure says so. */
+  @Test
+  void theNotesNameTheRuleThatDecided() throws Exception {
+    SimulationReport r = simulate("""
+        failureRules:
+        - {name: flaky-tool, match: {exitCodes: [3]}, action: Ignore}
+        """, "exit:1,exit:3");
+
+    assertThat(r.runs().get(1).notes()).contains("rule flaky-tool")
+        .anySatisfy(n -> assertThat(n).contains("not counted"));
+    assertThat(r.runs().get(0).notes()).noneSatisfy(n -> assertThat(n).contains("not counted"));
+  }
 }

@@ -81,4 +81,25 @@ class StoryParserTest {
     assertThat(StoryParser.parse("OOM,Heartbeat-Stall").steps()).extracting(StoryStep::token)
         .containsExactly("oom", "heartbeat-stall");
   }
+
+  /** docs/simulate.md: a bad story is refused naming the step; the order rule names the later step. */
+  @Test
+  void theOrderRuleNamesTheStepThatBreaksIt() {
+    assertThatThrownBy(() -> StoryParser.parse("exit:1,ok:5m,never-started"))
+        .hasMessageStartingWith("step 3 (\"never-started\"): never-started cannot follow ok");
+  }
+
+  /** docs/simulate.md: exit:N:MESSAGE carries the termination message, even a one-character one. */
+  @Test
+  void aOneCharacterMessageIsKeptAnEmptyOneIsNone() throws Exception {
+    assertThat(StoryParser.parse("exit:1:x").steps().get(0).message()).isEqualTo("x");
+    assertThat(StoryParser.parse("exit:1").steps().get(0).message()).isNull();
+    assertThat(StoryParser.parse("exit:1:").steps().get(0).message()).as("an empty message is none").isNull();
+  }
+
+  /** docs/simulate.md: exit:N takes an exit code 0..255, both ends included. */
+  @Test
+  void exitCodesZeroAndTwoFiftyFiveAreAccepted() throws Exception {
+    assertThat(StoryParser.parse("exit:255,exit:0").steps()).extracting(StoryStep::exitCode).containsExactly(255, 0);
+  }
 }

@@ -67,4 +67,23 @@ class StoryYamlTest {
     assertThatThrownBy(() -> StoryYaml.parse("[]", "s.yaml")).hasMessageContaining("non-empty list of runs");
     assertThatThrownBy(() -> StoryYaml.parse("a: [", "s.yaml")).hasMessageContaining("not valid YAML");
   }
+
+  /**
+   * docs/simulate.md: a message is the termination message of an ending Kubernetes reports (or the detail of
+   * stalled/crashed); a heartbeat stall has none, and a message given both in ending and in message is refused.
+   */
+  @Test
+  void aMessageOnlyWhereItApplies() throws Exception {
+    assertThat(StoryYaml.parse("- {ending: deleted, message: by a person}", "s.yaml").steps().get(0).message())
+        .isEqualTo("by a person");
+    assertThat(StoryYaml.parse("- {ending: stalled, message: loop}", "s.yaml").steps().get(0).message())
+        .isEqualTo("loop");
+    assertThatThrownBy(() -> StoryYaml.parse("- {ending: heartbeat-stall, message: x}", "s.yaml"))
+        .isInstanceOf(StoryException.class).hasMessageContaining("run 1")
+        .hasMessageContaining("message does not apply to heartbeat-stall");
+    assertThatThrownBy(() -> StoryYaml.parse("- {ending: never-started, message: x}", "s.yaml"))
+        .hasMessageContaining("message does not apply to never-started");
+    assertThatThrownBy(() -> StoryYaml.parse("- {ending: \"exit:1:boom\", message: other}", "s.yaml"))
+        .hasMessageContaining("the message is given twice");
+  }
 }
