@@ -4,7 +4,6 @@ import dev.respawn.api.v1alpha1.CircuitState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -59,7 +58,8 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     // but the blame still counts within the window, so the blames status already holds are kept too
     List<Blame> known = new ArrayList<>(c.recentBlame());
     known.addAll(blames);
-    List<Blame> recent = recent(s, known, c.closedAt(), now);
+    DependencyBlames counted = new DependencyBlames(s, known, c.closedAt(), now);
+    List<Blame> recent = counted.latest();
     d.blamed = recent.size();
     // status keeps only the newest failureThreshold of them: all an opening needs, and bounded
     d.recent = recent.size() > s.failureThreshold() ? recent.subList(recent.size() - s.failureThreshold(),
@@ -68,7 +68,7 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
       case Closed -> {
         if (d.recent.size() >= s.failureThreshold()) {
           // opened by the blame that reached the threshold (the failures after it came while it was Open, §3 d2)
-          d.open(s, thresholdReachedAt(s, known, c.closedAt(), now), "failures of " + s.failureThreshold()
+          d.open(s, counted.thresholdReachedAt(), "failures of " + s.failureThreshold()
               + " distinct instances within " + GoDuration.format(s.window()));
         } else if (!c.releaseOrder().isEmpty()
             && !now.isBefore(s.releaseAt(c.closedAt(), c.releaseOrder().size() - 1))) {
@@ -162,41 +162,6 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     } else {
       d.probes = probes;
     }
-  }
-
-  /**
-   * The latest blame of each instance since the circuit last closed and within the window, oldest first:
-   * how many there are is status.dependencies[].blamed.
-   */
-  private static List<Blame> recent(DependencySettings s, List<Blame> blames, Instant closedAt, Instant now) {
-    Map<String, Blame> latest = new HashMap<>();
-    for (Blame b : blames) {
-      if (counts(s, b, closedAt, now)) {
-        latest.merge(b.instance(), b, (x, y) -> x.at().isAfter(y.at()) ? x : y);
-      }
-    }
-    List<Blame> out = new ArrayList<>(latest.values());
-    out.sort(Comparator.comparing(Blame::at).thenComparing(Blame::instance));
-    return out;
-  }
-
-  /**
-   * When failureThreshold distinct instances had been blamed: the first blame of the instance that made them that
-   * many. An instance blamed again later (before this step) does not move it: the circuit opened with the first.
-   */
-  private static Instant thresholdReachedAt(DependencySettings s, List<Blame> blames, Instant closedAt, Instant now) {
-    Map<String, Instant> first = new HashMap<>();
-    for (Blame b : blames) {
-      if (counts(s, b, closedAt, now)) {
-        first.merge(b.instance(), b.at(), (x, y) -> x.isBefore(y) ? x : y);
-      }
-    }
-    return first.values().stream().sorted().skip(s.failureThreshold() - 1L).findFirst().orElse(now);
-  }
-
-  /** A blame within the window and since the circuit last closed. */
-  private static boolean counts(DependencySettings s, Blame b, Instant closedAt, Instant now) {
-    return b.at() != null && !b.at().isBefore(now.minus(s.window())) && (closedAt == null || b.at().isAfter(closedAt));
   }
 
   /**
