@@ -114,27 +114,18 @@ class SimulateFleetCommandTest {
     assertThat(r[2].lines()).hasSize(1);
   }
 
-  /** docs/simulate.md: durations are Go durations; a bad one is a usage error: exit 2, one error line. */
+  /**
+   * docs/simulate.md: durations are Go durations; a bad one is a usage error: exit 2, one error line that names the
+   * option, the value and the rule (as simulate names a bad "@5q" with its step and value).
+   */
   @Test
-  void aBadDurationExitsTwo() throws Exception {
+  void aBadDurationExitsTwoNamingTheOptionAndTheValue() throws Exception {
     Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
     String[] r = run("simulate-fleet", "-f", policy.toString(), "--outage-end", "4q");
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[1]).isEmpty();
-    assertThat(r[2]).startsWith("error: ").contains("must be a duration");
+    assertThat(r[2]).startsWith("error: ").contains("--outage-end", "4q", "must be a duration");
     assertThat(r[2].lines()).hasSize(1);
-  }
-
-  /**
-   * A usage error names what is wrong (docs/simulate.md: errors name the field and the rule; simulate names a bad
-   * "@5q" with its step and value). simulate-fleet says only "must be a duration": not which option, not the value.
-   */
-  @Test
-  void aBadDurationNamesTheOptionAndTheValue() throws Exception {
-    Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
-    String[] r = run("simulate-fleet", "-f", policy.toString(), "--outage-end", "4q");
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2]).contains("--outage-end", "4q");
   }
 
   /** docs/simulate.md: the policy is validated with the operator's rules; invalid exits 2 naming field and rule. */
