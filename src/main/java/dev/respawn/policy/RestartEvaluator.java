@@ -125,18 +125,20 @@ public final class RestartEvaluator {
   }
 
   /**
-   * How long a start may stay unwritten while its pod shows no sign: a pod that runs within it costs no
-   * write of its own; one that takes longer (a slow image pull, no node takes it) is shown Starting.
+   * How long a start may stay unwritten while its pod shows no sign: a pod that runs within it (a cached
+   * image starts in a second or two) costs no write of its own; one that takes longer (a slow image pull, no
+   * node takes it) is shown Starting. Short enough that status never shows a wait that is over for long.
    */
-  public static final Duration QUIET_START = Duration.ofSeconds(10);
+  public static final Duration QUIET_START = Duration.ofSeconds(5);
 
   /**
    * A restart that is all a decision changed need not be written yet (api.md §12): the next run's pod
    * carries it (see {@link RunObserver}) until the run gives a user something to act on: it runs (with
    * heartbeats required: its agent renewed the Lease, so that Running and Ready are one write, not two
-   * a moment apart), it cannot start (a waiting reason), or it ends; or for {@link #QUIET_START} at most,
-   * after which status shows the run Starting, or Running and waiting for its first heartbeat, so that it
-   * never shows a wait that is over for long.
+   * a moment apart), it cannot start (a waiting reason), or it ends. A pod not running yet waits for
+   * {@link #QUIET_START} at most, after which status shows the run Starting; a running pod waits for its
+   * agent's first renewal until {@link #FIRST_RENEWAL} after its start at most, after which status shows it
+   * Running and waiting for its first heartbeat.
    */
   private static boolean awaitingFirstSign(DecisionDraft d, Instant made) {
     String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
@@ -146,7 +148,7 @@ public final class RestartEvaluator {
       if (renewalDue.isEmpty()) {
         return false;
       }
-      shown = renewalDue.get().isBefore(shown) ? renewalDue.get() : shown;
+      shown = renewalDue.get();
     } else if (d.state.phase != Phase.Starting || !LivenessGate.POD_NOT_RUNNING.equals(reason)) {
       return false;
     }

@@ -10,6 +10,7 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
+import dev.respawn.policy.RestartEvaluator;
 import dev.respawn.sandbox.Run;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import java.time.Duration;
@@ -264,5 +265,20 @@ class LifecycleScenarioTest extends MockClusterScenario {
     assertThat(again.getStatus().lastFailure.pod).as(f.describe("idle") + "events: " + f.events("idle").stream()
         .map(e -> e.getReason() + ": " + e.getNote()).toList()).isEqualTo("idle-2");
     assertThat(f.podsEverCreated("idle")).startsWith("idle-1", "idle-2");
+  }
+
+  @Test
+  void aRestartedPodThatNothingStartsIsShownStartingSoonAfterItIsMade() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("slow", Run.exit(1), Run.runForever().startAfter(Duration.ofMinutes(5)));
+    f.instance("slow", "fast");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("slow-2") != null);
+    // api.md §3.5: the next pod is created (phase Starting, then Running); a start is written with the
+    // run's first sign, or after RestartEvaluator.QUIET_START when its pod shows none
+    AgentInstance starting = await().atMost(RestartEvaluator.QUIET_START.plusSeconds(4))
+        .until(() -> f.get("slow"), i -> at(i, 2, Phase.Starting));
+    assertThat(starting.getStatus().currentPod).isEqualTo("slow-2");
+    assertThat(starting.getStatus().lastRestart.pod).isEqualTo("slow-2");
+    assertThat(f.pod("slow-2").getStatus().getPhase()).isEqualTo("Pending");
   }
 }

@@ -1127,6 +1127,32 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void withHeartbeatsAPodThatRunsJustBeforeTheQuietStartEndsStillWaitsForItsAgentsFirstRenewal() {
+      AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m")).started();
+      s.exit(1);
+      InstanceState waiting = s.state.copy();
+      s.now = s.state.nextRestartAt;
+      Instant made = s.now;
+      assertThat(s.reconcile().deferStatus()).isTrue();
+      s.state = waiting;
+      s.now = made.plus(RestartEvaluator.QUIET_START).minusSeconds(1);
+      Decision running = s.running();
+      assertThat(running.deferStatus()).as("it runs, within the quiet start").isTrue();
+      assertThat(running.wakeAt()).contains(s.now.plus(RestartEvaluator.FIRST_RENEWAL));
+      s.state = waiting;
+      s.now = made.plus(RestartEvaluator.QUIET_START).plusSeconds(1);
+      assertThat(s.reconcile().deferStatus())
+          .as("past the quiet start, but its agent still has time to renew: Running and Ready stay one write")
+          .isTrue();
+      s.state = waiting;
+      s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
+      Decision ready = s.reconcile();
+      assertThat(ready.deferStatus()).isFalse();
+      assertThat(ready.state().run).isEqualTo(2);
+      assertThat(ready.liveness().ready()).isTrue();
+    }
+
+    @Test
     void withHeartbeatsARunThatDoesNotRenewSoonAfterItsStartIsShownRunningAndWaitingForIt() {
       AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m")).started();
       s.exit(1);
