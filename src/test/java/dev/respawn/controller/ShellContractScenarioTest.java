@@ -204,6 +204,26 @@ class ShellContractScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void specFieldsOutsideTheSchemasBoundsAreRefusedAgainAndRunNothing() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.instance("badlease", "fast", spec -> {
+      spec.heartbeat = new dev.respawn.api.v1alpha1.InstanceHeartbeatSpec();
+      spec.heartbeat.leaseName = "Bad_Lease";
+    });
+    f.instance("longtask", "fast", spec -> spec.task = "t".repeat(300));
+    f.instance("noname", "fast", spec -> spec.policyRef.name = "");
+    for (String[] refused : List.of(new String[] {"badlease", "spec.heartbeat.leaseName: must be a DNS-1123 subdomain"},
+        new String[] {"longtask", "spec.task: must be at most 256 characters (got 300)"},
+        new String[] {"noname", "spec.policyRef.name: must not be empty"})) {
+      AgentInstance i = f.awaitInstance(refused[0], a -> OperatorFixture.hasCondition(a, "Ready", "False",
+          "InvalidSpec"));
+      assertThat(OperatorFixture.condition(i, "Ready").message).as(refused[0]).contains(refused[1]);
+    }
+    f.holdsFor(Duration.ofMillis(500), () -> f.podsEverCreated("badlease").size()
+        + f.podsEverCreated("longtask").size() + f.podsEverCreated("noname").size(), n -> n == 0);
+  }
+
+  @Test
   void anAgentContainerTheTemplateDoesNotHaveIsRefusedAndRunsNothing() {
     f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
     f.kubelet.script("typo", Run.runForever());
