@@ -72,6 +72,15 @@ final class InstanceSighting {
       if (remembered.isPresent()) {
         view = remembered;
         holder = state.currentPod;
+      } else {
+        // never renewed, and older than this process: a full timeout from this process's first look (api.md §12)
+        Optional<LeaseView> unrenewed = view;
+        Optional<Instant> looked = runStart(state, facts).flatMap(start -> renewals.firstLookAt(
+            instance.getMetadata().getNamespace(), leaseName, state.currentPod, start));
+        if (looked.isPresent()) {
+          view = Optional.of(LeaseView.lookedAt(unrenewed.orElse(null), looked.get()));
+          holder = state.currentPod;
+        }
       }
     }
     return new Sighting(instance.getMetadata().getNamespace(), instance.getMetadata().getName(),
@@ -85,10 +94,7 @@ final class InstanceSighting {
    */
   private static Optional<LeaseView> remembered(AgentInstance instance, String leaseName, InstanceState state,
       List<PodFacts> facts, RenewalClock renewals) {
-    // when the operator made the run's pod (its own clock, the pod's started-at annotation): no renewal by the
-    // run's pod can come before it; the kubelet's startedAt is the node's clock
-    Instant runStart = facts.stream().map(PodFacts::view).filter(p -> state.currentPod.equals(p.name()))
-        .map(PodView::createdAt).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+    Instant runStart = runStart(state, facts).orElse(null);
     if (runStart == null) {
       return Optional.empty();
     }
@@ -101,6 +107,15 @@ final class InstanceSighting {
             state.currentPod, runStart, reported)
         .map(seen -> new LeaseView(seen.renewTime(), seen.at(), reported ? shown.verdict() : null,
             reported ? shown.detail() : null, null, null, null, null, seen.firstSight()));
+  }
+
+  /**
+   * When the operator made the current run's pod (its own clock, the pod's started-at annotation): no renewal
+   * by the run's pod can come before it; the kubelet's startedAt is the node's clock.
+   */
+  private static Optional<Instant> runStart(InstanceState state, List<PodFacts> facts) {
+    return facts.stream().map(PodFacts::view).filter(p -> state.currentPod.equals(p.name()))
+        .map(PodView::createdAt).filter(java.util.Objects::nonNull).findFirst();
   }
 
   static PodFacts facts(Pod pod, String agentContainer, Instant now) {

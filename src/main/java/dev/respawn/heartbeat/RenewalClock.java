@@ -127,6 +127,20 @@ public final class RenewalClock {
     return Optional.empty();
   }
 
+  /**
+   * For a run older than this process ({@code runStart} before it started): when this process first looked
+   * at the run's Lease, as an instant that ages with the ticker. A restarted operator grants every live run
+   * a full heartbeat timeout from then (api.md §12), also one that never renewed. Empty for a younger run.
+   */
+  public Optional<Instant> firstLookAt(String namespace, String name, String holder, Instant runStart) {
+    if (runStart == null || !runStart.isBefore(startedAt)) {
+      return Optional.empty();
+    }
+    Mark look = looked.computeIfAbsent(key(namespace, name), k -> new Mark(clock.instant(), ticker.getAsLong(),
+        holder, false));
+    return Optional.of(at(look.tick()));
+  }
+
   /** Records the Lease's renewTime if it changed and the Lease is tracked; returns true when it did. */
   public boolean observe(Lease lease) {
     String key = key(lease.getMetadata().getNamespace(), lease.getMetadata().getName());

@@ -130,12 +130,21 @@ public final class LivenessGate {
     // kubelet's startedAt: a node clock minutes behind would end a starting run at once, one ahead stretch it
     Instant started = runningSince != null ? runningSince : pod.startedBy(now);
     Instant graceEnd = started == null ? now : started.plus(policy.heartbeat().startupGrace().orElse(timeout.get()));
+    Instant looked = lease == null ? null : lease.neverRenewedLookedAt();
+    boolean granted = looked != null && looked.plus(timeout.get()).isAfter(graceEnd);
+    if (granted) {
+      // a run older than this operator process that never renewed: a full timeout from the process's first
+      // look (api.md §12: a restarted operator grants every live run a fresh heartbeat timeout)
+      graceEnd = looked.plus(timeout.get());
+    }
     Instant seen = lastSeen(lease);
     // fresh: age <= timeout, or within startupGrace of the pod's start (api.md §5)
     Instant deadline = seen == null || seen.plus(timeout.get()).isBefore(graceEnd) ? graceEnd
         : seen.plus(timeout.get());
     if (now.isAfter(deadline)) {
-      String why = seen == null ? "no heartbeat within the startup grace"
+      String why = seen == null ? (granted ? "no heartbeat within the heartbeat timeout granted at this operator's "
+          + "start (" + GoDuration.format(timeout.get()) + "), nor within the startup grace"
+          : "no heartbeat within the startup grace")
           : "no heartbeat change seen since " + seen + " (timeout " + GoDuration.format(timeout.get()) + ")";
       return new Judgement(Optional.of(EndingKind.HEARTBEAT_STALE), new Liveness(false, STALE, why), Optional.empty());
     }

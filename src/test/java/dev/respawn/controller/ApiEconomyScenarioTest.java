@@ -104,6 +104,27 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void aRestartedOperatorGrantsARunThatNeverRenewedAFullTimeoutFromItsStart() {
+    f.policy("quick", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 5s, startupGrace: 2s}
+        """);
+    f.kubelet.script("mute", Run.runForever(), Run.runForever());
+    f.instance("mute", "quick");
+    AgentInstance running = f.awaitInstance("mute", i -> at(i, 1, Phase.Running));
+    f.stopOperator();
+    // the startup grace ends while no operator runs: the next process finds it over at its first look
+    Instant graceEnd = Instant.parse(running.getStatus().runStartedAt).plusSeconds(2);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(graceEnd.plusSeconds(1)));
+    f.startOperator();
+    // api.md §12: a restarted operator grants every live run a fresh heartbeat timeout, one that never renewed too
+    f.holdsFor(Duration.ofMillis(2500), () -> f.pod("mute-1") != null, alive -> alive);
+    AgentInstance ended = f.awaitInstance("mute", i -> i.getStatus().lastFailure != null);
+    assertThat(ended.getStatus().lastFailure.pod).isEqualTo("mute-1");
+    assertThat(ended.getStatus().lastFailure.message).contains("granted at this operator's start");
+  }
+
+  @Test
   void oneRestartCostsAtMostSixWritesEventsIncluded() {
     f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
     // as a real kubelet does, the next run's pod shows ContainerCreating before it runs: no news, no write

@@ -46,6 +46,43 @@ class LivenessGateTest {
   }
 
   @Test
+  void aRunOlderThanTheOperatorProcessThatNeverRenewedGetsAFullTimeoutFromTheProcesssFirstLook() {
+    AgentSim s = withHeartbeat("60s", "120s").started();
+    s.advance(Duration.ofSeconds(90));
+    s.reconcile();
+    // the operator restarts; its first look comes after the startup grace ended (130 s after the start)
+    s.advance(Duration.ofSeconds(40));
+    Instant looked = s.now;
+    s.lease = LeaseView.lookedAt(null, looked);
+    Decision first = s.reconcile();
+    assertThat(first.deletePod()).as("api.md §12: a restarted operator grants every live run a fresh timeout")
+        .isFalse();
+    assertThat(first.liveness().ready()).as("a made-up heartbeat would turn it Ready").isFalse();
+    assertThat(first.liveness().message()).startsWith("waiting for the first heartbeat");
+    assertThat(first.wakeAt()).contains(looked.plusSeconds(60).plusMillis(1));
+    s.advance(Duration.ofSeconds(60));
+    assertThat(s.reconcile().deletePod()).as("at the end of that timeout, exactly").isFalse();
+    s.advance(Duration.ofMillis(1));
+    Decision stale = s.reconcile();
+    assertThat(stale.deletePod()).isTrue();
+    assertThat(s.state.lastFailure.message()).contains("granted at this operator's start");
+  }
+
+  @Test
+  void aFirstLookWithinTheStartupGraceKeepsTheLongerGrace() {
+    AgentSim s = withHeartbeat("10s", "120s").started();
+    Instant started = s.now;
+    s.advance(Duration.ofSeconds(30));
+    s.lease = LeaseView.lookedAt(null, s.now);
+    Decision first = s.reconcile();
+    assertThat(first.wakeAt()).contains(started.plusSeconds(120).plusMillis(1));
+    s.now = started.plusSeconds(120).plusMillis(1);
+    assertThat(s.reconcile().deletePod()).isTrue();
+    assertThat(s.state.lastFailure.message()).contains("no heartbeat within the startup grace")
+        .doesNotContain("granted");
+  }
+
+  @Test
   void stalenessIsJudgedByWhenTheOperatorSawRenewTimeChangeNotByTheAgentsClock() {
     AgentSim s = withHeartbeat("60s", null).started();
     // the agent's clock runs an hour ahead: its renewTime is in our future

@@ -1435,6 +1435,20 @@ class RestartEvaluatorTest {
     }
 
     @Test
+    void aResumeDecisionThatWaitsForTheCircuitIsAuditedWithItsOwnCode() {
+      AgentSim s = sim(circuit(Specs.spec(), 1, "10m", "5m", false)).started();
+      s.checkpoint("ckpt-3", "in_progress", true, true);
+      Decision d = s.exit(1);
+      assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+      assertThat(s.state.resume.reasonCode()).as("the resume verdict is still recorded").isNotNull();
+      // README: a resume_decision line carries the resume code when the decision restarts, its own otherwise
+      assertThat(d.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("resume_decision");
+        assertThat(a.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.CIRCUIT_OPEN);
+      });
+    }
+
+    @Test
     void iTheRestartWindowEscalates() {
       AgentSim s = sim(Specs.window(retries(Specs.spec(), 10), 2, "1h")).started();
       s.exit(1);
