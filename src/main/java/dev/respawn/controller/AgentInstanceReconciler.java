@@ -52,7 +52,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   private final RestartEvaluator evaluator;
   private final RenewalClock renewals;
   private final DecisionSink sink;
-  private final ReleaseGate releases = new ReleaseGate();
+  private final ReleaseQueue releases = new ReleaseQueue();
   private final RecentDeletions deletions;
   private final UnwrittenStarts unwritten = new UnwrittenStarts();
   private final RunLeases leaseNames = new RunLeases();
@@ -101,6 +101,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     unwritten.gone(instance.getMetadata().getUid());
     commits.forget(instance.getMetadata().getUid());
     wakeUps.cancel(ResourceID.fromResource(instance));
+    releases.forget(ns + "/" + instance.getMetadata().getName());
     sink.forget(instance);
   }
 
@@ -129,6 +130,13 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .withPrimaryToSecondaryMapper(i -> resolver.reference((AgentInstance) i).map(Set::of).orElse(Set.of()))
         .build(), context);
     return List.of(pods, leases, policies, wakeUps);
+  }
+
+  /** Whether the pod of an instance's next run exists (made, its start not written yet). */
+  private boolean nextRunMade(AgentInstance i) {
+    int run = i.getStatus() == null || i.getStatus().run == null ? 0 : i.getStatus().run;
+    return pods.get(new ResourceID(i.getMetadata().getName() + "-" + (run + 1), i.getMetadata().getNamespace()))
+        .isPresent();
   }
 
   private static ResourceID owner(io.fabric8.kubernetes.api.model.HasMetadata m) {
@@ -212,11 +220,12 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     long started = System.nanoTime();
     Decision decided = evaluator.decide(policy, state, seen, now, random(instance, state));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
-    Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency ->
-        policy.dependency(dependency).flatMap(d -> releases.hold(ns + "/" + resolver.reference(instance)
-            .map(ResourceID::getName).orElse("") + "/" + dependency, d.releaseSpacing(), settings.clock().instant())));
+    Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency -> policy.dependency(dependency)
+        .flatMap(d -> releases.hold(instance, resolver.reference(instance).map(ResourceID::getName).orElse(""),
+            context.getPrimaryCache().list(i -> resolver.reference(i).equals(resolver.reference(instance))),
+            dependency, d.releaseSpacing(), this::nextRunMade, settings.clock().instant())));
     if (held.isPresent()) {
-      // its turn of the release came while others' still start: it waits for its slot, nothing is written
+      // its turn of the release came while an earlier one or others' still start: it waits, nothing is written
       return Optional.of(held.get().plusMillis(1));
     }
     // a refused instance gets nothing made for it, its heartbeat Lease neither (its name may be the refusal)

@@ -301,4 +301,34 @@ class DependencyScenarioTest extends MockClusterScenario {
         .hasSize(names.size() - 1);
     f.holdsFor(Duration.ofMillis(500), () -> f.podsEverCreated(probe), pods -> pods.size() == 2);
   }
+
+  @Test
+  void anOperatorThatWasDownThroughTheReleaseTurnsStillReleasesInTheOrderTheyFailed() {
+    f.policy("fleet", FLEET.replace("resetAfter: 1s", "resetAfter: 2s").replace("releaseRate: 4", "releaseRate: 1"));
+    List<String> names = List.of("d0", "d1", "d2", "d3", "d4");
+    for (int n = 0; n < names.size(); n++) {
+      f.kubelet.script(names.get(n), Run.exit(1, "Error", "upstream model API answered HTTP 503")
+          .after(Duration.ofMillis(300 + 300L * n)), Run.runForever());
+      f.instance(names.get(n), "fleet");
+    }
+    AgentRestartPolicy closed = f.awaitPolicy("fleet", p -> modelApi(p) != null
+        && modelApi(p).state == CircuitState.Closed && modelApi(p).closedAt != null);
+    f.stopOperator();
+    List<String> order = modelApi(closed).releaseOrder;
+    assertThat(order).hasSize(names.size() - 1);
+    // every turn has come while no operator ran: the next one finds them all due at once
+    Instant allDue = Instant.parse(modelApi(closed).closedAt).plusMillis(1050L * order.size());
+    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(allDue));
+    f.startOperator();
+    List<Instant> started = new java.util.ArrayList<>();
+    for (String name : order) {
+      f.awaitInstance(name, i -> at(i, 2, Phase.Running) && i.getStatus().waitingFor == null);
+      // when the operator made the pod (its own clock, the pod's annotation): the order of the creates
+      started.add(Instant.parse(f.pod(name + "-2").getMetadata().getAnnotations().get(AgentInstance.STARTED_AT_ANNOTATION)));
+    }
+    // api.md §11: in the order they failed, at most releaseRate per second, also across an operator restart
+    for (int k = 1; k < started.size(); k++) {
+      assertThat(started.get(k)).as("%s after %s", order.get(k), order.get(k - 1)).isAfter(started.get(k - 1));
+    }
+  }
 }
