@@ -222,8 +222,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency -> policy.dependency(dependency)
         .flatMap(d -> releases.hold(instance, resolver.reference(instance).map(ResourceID::getName).orElse(""),
+            seen.dependencies().get(dependency), d,
             context.getPrimaryCache().list(i -> resolver.reference(i).equals(resolver.reference(instance))),
-            dependency, d.releaseSpacing(), this::nextRunMade, settings.clock().instant())));
+            this::nextRunMade, settings.clock().instant())));
     if (held.isPresent()) {
       // its turn of the release came while an earlier one or others' still start: it waits, nothing is written
       return Optional.of(held.get().plusMillis(1));

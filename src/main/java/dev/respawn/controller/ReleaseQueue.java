@@ -3,9 +3,12 @@ package dev.respawn.controller;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.Timestamps;
+import dev.respawn.policy.DependencyCircuit;
+import dev.respawn.policy.DependencySettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,29 +33,46 @@ final class ReleaseQueue {
 
   /**
    * How long a start that {@code dependency}'s release makes (see {@link ReleaseGate#releasing}) waits: for an
-   * instance that failed before it, or for its slot; empty: it starts now.
+   * earlier turn, or for its slot; empty: it starts now.
    *
    * @param policy the name of the instance's policy
+   * @param circuit the dependency's circuit as the policy's status shows it, or null
    * @param fellows the instances of the same policy (its own cached copy among them)
    * @param started whether an instance's next run's pod exists already (its start is not written yet)
    */
-  Optional<Duration> hold(AgentInstance instance, String policy, Stream<AgentInstance> fellows, String dependency,
-      Duration spacing, Predicate<AgentInstance> started, Instant now) {
+  Optional<Duration> hold(AgentInstance instance, String policy, DependencyCircuit circuit, DependencySettings settings,
+      Stream<AgentInstance> fellows, Predicate<AgentInstance> started, Instant now) {
     String key = instance.getMetadata().getNamespace() + "/" + instance.getMetadata().getName();
-    if (waitsForAnEarlierTurn(key, instance, fellows, dependency, started, now)) {
-      return Optional.of(spacing);
+    if (waitsForAnEarlierTurn(key, instance, circuit, settings, fellows, started, now)) {
+      return Optional.of(settings.releaseSpacing());
     }
-    return gate.hold(instance.getMetadata().getNamespace() + "/" + policy + "/" + dependency, spacing, now);
+    return gate.hold(instance.getMetadata().getNamespace() + "/" + policy + "/" + settings.name(),
+        settings.releaseSpacing(), now);
   }
 
-  /** True when an instance that failed before {@code instance} is due, still waiting and not started. */
-  boolean waitsForAnEarlierTurn(String key, AgentInstance instance, Stream<AgentInstance> fellows, String dependency,
-      Predicate<AgentInstance> started, Instant now) {
-    Comparator<AgentInstance> failed = Comparator.comparing(ReleaseQueue::failedAt,
-        Comparator.nullsLast(Comparator.naturalOrder())).thenComparing(i -> i.getMetadata().getName());
-    boolean earlierDue = fellows.filter(o -> !o.getMetadata().getName().equals(instance.getMetadata().getName()))
-        .filter(o -> failed.compare(o, instance) < 0)
-        .anyMatch(o -> dueAndWaiting(o, dependency, now) && !started.test(o));
+  /**
+   * True when an earlier turn is due, still waiting for the dependency and not started: one before
+   * {@code instance} in the circuit's release order whose slot has come, or, once the order is dropped (its last
+   * turn came), one that failed before it and whose status shows no later time.
+   */
+  boolean waitsForAnEarlierTurn(String key, AgentInstance instance, DependencyCircuit circuit,
+      DependencySettings settings, Stream<AgentInstance> fellows, Predicate<AgentInstance> started, Instant now) {
+    String name = instance.getMetadata().getName();
+    List<String> order = circuit == null || circuit.closedAt() == null ? List.of() : circuit.releaseOrder();
+    int index = order.indexOf(name);
+    Predicate<AgentInstance> earlier;
+    if (index >= 0) {
+      earlier = o -> {
+        int i = order.indexOf(o.getMetadata().getName());
+        return i >= 0 && i < index && !now.isBefore(settings.releaseAt(circuit.closedAt(), i));
+      };
+    } else {
+      Comparator<AgentInstance> failed = Comparator.comparing(ReleaseQueue::failedAt,
+          Comparator.nullsLast(Comparator.naturalOrder())).thenComparing(i -> i.getMetadata().getName());
+      earlier = o -> failed.compare(o, instance) < 0 && statusDue(o, now);
+    }
+    boolean earlierDue = fellows.filter(o -> !o.getMetadata().getName().equals(name))
+        .anyMatch(o -> earlier.test(o) && waiting(o, settings.name()) && !started.test(o));
     if (!earlierDue) {
       heldSince.remove(key);
       return false;
@@ -78,12 +98,14 @@ final class ReleaseQueue {
     return heldSince.size();
   }
 
-  private static boolean dueAndWaiting(AgentInstance instance, String dependency, Instant now) {
+  private static boolean waiting(AgentInstance instance, String dependency) {
     var status = instance.getStatus();
-    if (status == null || status.phase != Phase.CircuitOpen || !dependency.equals(status.waitingFor)) {
-      return false;
-    }
-    Instant next = Timestamps.parse(status.nextRestartAt);
-    return next != null && !now.isBefore(next);
+    return status != null && status.phase == Phase.CircuitOpen && dependency.equals(status.waitingFor);
+  }
+
+  /** Due by its status: released now (no time of its own shown yet) or at a time that has come. */
+  private static boolean statusDue(AgentInstance instance, Instant now) {
+    Instant next = Timestamps.parse(instance.getStatus() == null ? null : instance.getStatus().nextRestartAt);
+    return next == null || !now.isBefore(next);
   }
 }

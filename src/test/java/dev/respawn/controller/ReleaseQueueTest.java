@@ -6,6 +6,8 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.FailureStatus;
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.policy.DependencyCircuit;
+import dev.respawn.policy.DependencySettings;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +18,11 @@ import org.junit.jupiter.api.Test;
 /** api.md §11: waiting instances are released in the order they failed, also when all their turns came at once. */
 class ReleaseQueueTest {
   static final Instant NOW = Instant.parse("2026-11-26T12:00:00Z");
-  static final Duration SPACING = Duration.ofMillis(1050);
+  static final DependencySettings MODEL_API = new DependencySettings("model-api", null, 3, Duration.ofMinutes(1),
+      Duration.ofSeconds(30), 1, 1.0);
+  static final Duration SPACING = MODEL_API.releaseSpacing();
+  /** The circuit once its release order was dropped (its last turn came while no operator ran). */
+  static final DependencyCircuit DROPPED = DependencyCircuit.closed("model-api");
 
   static AgentInstance waiting(String name, int failedSecondsBeforeNow, Instant next) {
     AgentInstance i = new AgentInstance();
@@ -39,13 +45,13 @@ class ReleaseQueueTest {
   void anInstanceWaitsForOneThatFailedBeforeItAndIsDueThenGoesInItsSlot() {
     ReleaseQueue queue = new ReleaseQueue();
     List<AgentInstance> fleet = List.of(first, second);
-    assertThat(queue.hold(second, "fleet", fleet.stream(), "model-api", SPACING, i -> false, NOW))
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> false, NOW))
         .as("zeta failed first").contains(SPACING);
-    assertThat(queue.hold(first, "fleet", fleet.stream(), "model-api", SPACING, i -> false, NOW)).isEmpty();
+    assertThat(queue.hold(first, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> false, NOW)).isEmpty();
     // zeta's pod is made: alpha's turn, in the next slot of the gate
-    assertThat(queue.hold(second, "fleet", fleet.stream(), "model-api", SPACING, i -> i == first, NOW))
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> i == first, NOW))
         .contains(SPACING);
-    assertThat(queue.hold(second, "fleet", fleet.stream(), "model-api", SPACING, i -> i == first,
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> i == first,
         NOW.plus(SPACING))).isEmpty();
     assertThat(queue.size()).as("nothing kept once it went").isZero();
   }
@@ -59,10 +65,14 @@ class ReleaseQueueTest {
     AgentInstance running = waiting("ran", 40, NOW.minusSeconds(5));
     running.getStatus().phase = Phase.Running;
     for (AgentInstance earlier : List.of(notDue, other, running)) {
-      assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, List.of(earlier, second).stream(),
-          "model-api", i -> false, NOW)).as(earlier.getMetadata().getName()).isFalse();
+      assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API,
+          List.of(earlier, second).stream(), i -> false, NOW)).as(earlier.getMetadata().getName()).isFalse();
     }
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, List.of(second, second).stream(), "model-api",
+    AgentInstance noTimeYet = waiting("unshown", 40, NOW);
+    noTimeYet.getStatus().nextRestartAt = null;
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API,
+        List.of(noTimeYet, second).stream(), i -> false, NOW)).as("released, its time not shown yet: due").isTrue();
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, List.of(second, second).stream(),
         i -> false, NOW)).as("not itself").isFalse();
   }
 
@@ -70,15 +80,36 @@ class ReleaseQueueTest {
   void anEarlierTurnThatDoesNotStartHoldsTheOthersBackForThePatienceAtMost() {
     ReleaseQueue queue = new ReleaseQueue();
     Set<AgentInstance> fleet = Set.of(first, second);
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, fleet.stream(), "model-api", i -> false, NOW))
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false, NOW))
         .isTrue();
     Instant later = NOW.plus(ReleaseQueue.PATIENCE).minusMillis(1);
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, fleet.stream(), "model-api", i -> false, later))
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false, later))
         .isTrue();
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, fleet.stream(), "model-api", i -> false,
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false,
         NOW.plus(ReleaseQueue.PATIENCE))).isFalse();
-    queue.waitsForAnEarlierTurn("agents/alpha", second, fleet.stream(), "model-api", i -> false, NOW);
+    queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false, NOW);
     queue.forget("agents/alpha");
     assertThat(queue.size()).as("a deleted instance leaves nothing").isZero();
+  }
+
+  @Test
+  void whileTheReleaseOrderIsShownItsTurnsDecideNotTheFailureTimes() {
+    ReleaseQueue queue = new ReleaseQueue();
+    Instant closedAt = NOW.minusSeconds(1);
+    // alpha failed after zeta but comes first in the order; its slot (closedAt) has come, zeta's too
+    DependencyCircuit order = new DependencyCircuit("model-api", dev.respawn.api.v1alpha1.CircuitState.Closed, 1,
+        null, null, closedAt, closedAt, List.of(), List.of("alpha", "zeta", "late"), List.of(), 3, 0);
+    List<AgentInstance> fleet = List.of(first, second);
+    assertThat(queue.waitsForAnEarlierTurn("agents/zeta", first, order, MODEL_API, fleet.stream(), i -> false, NOW))
+        .as("alpha's turn is before zeta's").isTrue();
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, order, MODEL_API, fleet.stream(), i -> false, NOW))
+        .isFalse();
+    AgentInstance late = waiting("late", 10, NOW.minusSeconds(5));
+    assertThat(queue.waitsForAnEarlierTurn("agents/late", late, order, MODEL_API, List.of(late, second).stream(),
+        i -> false, closedAt.plus(SPACING.multipliedBy(2)))).as("alpha is due and waits").isTrue();
+    DependencyCircuit notYet = new DependencyCircuit("model-api", dev.respawn.api.v1alpha1.CircuitState.Closed, 1,
+        null, null, NOW, NOW, List.of(), List.of("zeta", "alpha"), List.of(), 2, 0);
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, notYet, MODEL_API, fleet.stream(), i -> false,
+        NOW.plusMillis(10))).as("zeta's slot is now: due").isTrue();
   }
 }
