@@ -114,7 +114,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
         .withSecondaryToPrimaryMapper(l -> Set.of(owner(l)))
         .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
-    resolver = new PolicyResolver(settings, id -> policies.get(id));
+    resolver = new PolicyResolver(settings, new PolicyLookup(id -> policies.get(id), context.getClient()));
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")
         // only a spec change matters to the instances; the policy's own status (its instance count changes

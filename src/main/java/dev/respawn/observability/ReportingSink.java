@@ -58,7 +58,7 @@ public final class ReportingSink implements DecisionSink {
     metrics.dependencies(ns + "/" + name, circuits);
     transitions.forEach((dependency, list) -> {
       for (DependencyCircuit.Transition t : list) {
-        Notice n = new Notice(t.to() == CircuitState.Closed ? EventType.Normal : EventType.Warning,
+        Notice n = new Notice(t.to() == CircuitState.Open ? EventType.Warning : EventType.Normal,
             EventReason.DependencyCircuitChanged, "[RST] Dependency " + dependency + " of policy " + name + ": "
             + t.from() + " -> " + t.to() + " (" + t.why() + ")");
         log.notice(ns, name, n);

@@ -244,7 +244,7 @@ final class DecisionDraft {
         : event.reason();
     return new AuditRecord(named.auditEvent(), obs.namespace(), obs.instance(), state.run, cls, null,
         reasonCode != null ? reasonCode : last == null ? null : last.reasonCode(), 0, state.attempt,
-        last == null ? 0 : last.maxAttempts(), now, actor);
+        sequenceMaxAttempts(), now, actor);
   }
 
   /**

@@ -200,20 +200,22 @@ class ReportingSinkTest {
   }
 
   @Test
-  void aSharedCircuitOpeningIsAWarningALogLineAnAuditLineAndATripAndItsClosingANormalEvent() {
+  void aSharedCircuitOpeningIsAWarningALogLineAnAuditLineAndATripAndItsTrialAndClosingNormalEvents() {
     AgentRestartPolicy fleet = createPolicy("fleet");
     opened(fleet);
     assertThat(registry.get("respawn.dependency.trips").counter().count()).isEqualTo(1.0);
     assertThat(registry.get("respawn.dependency.circuits").tag("state", "Open").gauge().value()).isEqualTo(1.0);
     assertThat(registry.get("respawn.dependency.waiting").gauge().value()).isEqualTo(4.0);
     sink.dependencies(fleet, List.of(DependencyCircuit.closed("model-api")), Map.of("model-api", List.of(
+        new DependencyCircuit.Transition(CircuitState.Open, CircuitState.HalfOpen, T0.plusSeconds(60),
+            "open for its openDuration: 1 probe(s)"),
         new DependencyCircuit.Transition(CircuitState.HalfOpen, CircuitState.Closed, T0.plusSeconds(90),
             "probe coder was healthy for resetAfter"))));
     sink.close();
 
     assertThat(registry.get("respawn.dependency.trips").counter().count()).as("closing is no trip").isEqualTo(1.0);
     assertThat(registry.get("respawn.dependency.circuits").tag("state", "Open").gauge().value()).isZero();
-    assertThat(events()).hasSize(2).allSatisfy(e -> {
+    assertThat(events()).hasSize(3).allSatisfy(e -> {
       assertThat(e.getReason()).isEqualTo("DependencyCircuitChanged");
       assertThat(e.getRegarding().getName()).isEqualTo("fleet");
       assertThat(e.getNote()).contains("model-api");
@@ -221,11 +223,14 @@ class ReportingSinkTest {
       assertThat(e.getType()).isEqualTo("Warning");
       assertThat(e.getNote()).contains("Closed -> Open");
     }).anySatisfy(e -> {
+      assertThat(e.getType()).as("a trial step, as the instance's own circuit tells it").isEqualTo("Normal");
+      assertThat(e.getNote()).contains("Open -> HalfOpen");
+    }).anySatisfy(e -> {
       assertThat(e.getType()).isEqualTo("Normal");
       assertThat(e.getNote()).contains("HalfOpen -> Closed");
     });
-    assertThat(decisionLines()).hasSize(2);
-    assertThat(auditLines()).hasSize(2).allSatisfy(l -> {
+    assertThat(decisionLines()).hasSize(3);
+    assertThat(auditLines()).hasSize(3).allSatisfy(l -> {
       assertThat(l.get("event").asText()).isEqualTo("dependency_circuit");
       assertThat(l.get("policy").asText()).isEqualTo("fleet");
       assertThat(l.get("dependency").asText()).isEqualTo("model-api");

@@ -882,6 +882,11 @@ class RestartEvaluatorTest {
       assertThat(s.state.handledRequests.get(dev.respawn.api.v1alpha1.OperatorRequest.RESUME)).isEqualTo("resume-live");
       assertThat(s.state.phase).isEqualTo(Phase.Running);
       assertThat(s.state.run).isEqualTo(1);
+      // its audit line: the retries no failure sequence has used yet, the policy's (it said 0 before any decision)
+      assertThat(live.audit()).hasValueSatisfying(a -> {
+        assertThat(a.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.REQUEST_REFUSED);
+        assertThat(a.maxAttempts()).isEqualTo(s.policy.maxRetries()).isPositive();
+      });
 
       s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Backoff);
