@@ -270,15 +270,24 @@ class DependencyScenarioTest extends MockClusterScenario {
     assertThat(f.podsEverCreated("b3")).containsExactly("b3-1", "b3-2");
   }
 
-  @Test
-  void anOperatorRestartedWhileProbingAndWhileReleasingStartsNoSecondProbeAndReleasesNothingEarly() {
+  /**
+   * Five agents of a policy released one a second that meet the outage 300 ms apart, then run fine: the first
+   * probes, the other four wait for the release.
+   */
+  private List<String> slowReleaseFleet(String prefix) {
     f.policy("fleet", FLEET.replace("resetAfter: 1s", "resetAfter: 2s").replace("releaseRate: 4", "releaseRate: 1"));
-    List<String> names = List.of("c0", "c1", "c2", "c3", "c4");
+    List<String> names = java.util.stream.IntStream.range(0, 5).mapToObj(n -> prefix + n).toList();
     for (int n = 0; n < names.size(); n++) {
       f.kubelet.script(names.get(n), Run.exit(1, "Error", "upstream model API answered HTTP 503")
           .after(Duration.ofMillis(300 + 300L * n)), Run.runForever());
       f.instance(names.get(n), "fleet");
     }
+    return names;
+  }
+
+  @Test
+  void anOperatorRestartedWhileProbingAndWhileReleasingStartsNoSecondProbeAndReleasesNothingEarly() {
+    List<String> names = slowReleaseFleet("c");
     f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state == CircuitState.HalfOpen);
     f.restartOperator(); // while the probe runs
     AgentRestartPolicy closed = f.awaitPolicy("fleet", p -> modelApi(p) != null
@@ -304,13 +313,7 @@ class DependencyScenarioTest extends MockClusterScenario {
 
   @Test
   void anOperatorThatWasDownThroughTheReleaseTurnsStillReleasesInTheOrderTheyFailed() {
-    f.policy("fleet", FLEET.replace("resetAfter: 1s", "resetAfter: 2s").replace("releaseRate: 4", "releaseRate: 1"));
-    List<String> names = List.of("d0", "d1", "d2", "d3", "d4");
-    for (int n = 0; n < names.size(); n++) {
-      f.kubelet.script(names.get(n), Run.exit(1, "Error", "upstream model API answered HTTP 503")
-          .after(Duration.ofMillis(300 + 300L * n)), Run.runForever());
-      f.instance(names.get(n), "fleet");
-    }
+    List<String> names = slowReleaseFleet("d");
     AgentRestartPolicy closed = f.awaitPolicy("fleet", p -> modelApi(p) != null
         && modelApi(p).state == CircuitState.Closed && modelApi(p).closedAt != null);
     f.stopOperator();
