@@ -61,8 +61,9 @@ final class InstanceSighting {
     if (lease != null && state.currentPod != null && !state.currentPod.equals(holder) && !nextRunRenewed) {
       // another pod renewed last: ignored (api.md §5), the current run keeps the heartbeat it left
       Optional<LeaseView> left = renewals.leftBy(lease, state.currentPod);
-      if (left.isPresent()) {
-        view = left;
+      Optional<LeaseView> granted = left.isPresent() ? left : firstLook(instance, leaseName, state, facts, view, renewals);
+      if (granted.isPresent()) {
+        view = granted; // a later run that has not renewed yet, the last one's renewal still in the Lease
         holder = state.currentPod;
       }
     }
@@ -73,12 +74,9 @@ final class InstanceSighting {
         view = remembered;
         holder = state.currentPod;
       } else {
-        // never renewed, and older than this process: a full timeout from this process's first look (api.md §12)
-        Optional<LeaseView> unrenewed = view;
-        Optional<Instant> looked = runStart(state, facts).flatMap(start -> renewals.firstLookAt(
-            instance.getMetadata().getNamespace(), leaseName, state.currentPod, start));
-        if (looked.isPresent()) {
-          view = Optional.of(LeaseView.lookedAt(unrenewed.orElse(null), looked.get()));
+        Optional<LeaseView> granted = firstLook(instance, leaseName, state, facts, view, renewals);
+        if (granted.isPresent()) {
+          view = granted;
           holder = state.currentPod;
         }
       }
@@ -107,6 +105,16 @@ final class InstanceSighting {
             state.currentPod, runStart, reported)
         .map(seen -> new LeaseView(seen.renewTime(), seen.at(), reported ? shown.verdict() : null,
             reported ? shown.detail() : null, null, null, null, null, seen.firstSight()));
+  }
+
+  /**
+   * A current run that never renewed (its Lease unrenewed, missing, or still showing the last run's renewal) and
+   * is older than this process: a full timeout from this process's first look (api.md §12), no heartbeat made up.
+   */
+  private static Optional<LeaseView> firstLook(AgentInstance instance, String leaseName, InstanceState state,
+      List<PodFacts> facts, Optional<LeaseView> lease, RenewalClock renewals) {
+    return runStart(state, facts).flatMap(start -> renewals.firstLookAt(instance.getMetadata().getNamespace(),
+        leaseName, state.currentPod, start)).map(at -> LeaseView.lookedAt(lease.orElse(null), at));
   }
 
   /**

@@ -2,9 +2,12 @@ package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.Optional;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds an instance's policy: in the informer's cache, else (a policy created a moment before its instance,
@@ -14,6 +17,7 @@ import java.util.function.Function;
  * again: at its own events, not on timers.
  */
 final class PolicyLookup implements Function<ResourceID, Optional<AgentRestartPolicy>> {
+  private static final Logger LOG = LoggerFactory.getLogger(PolicyLookup.class);
   private final Function<ResourceID, Optional<AgentRestartPolicy>> cache;
   private final KubernetesClient client;
 
@@ -28,7 +32,16 @@ final class PolicyLookup implements Function<ResourceID, Optional<AgentRestartPo
     if (cached.isPresent()) {
       return cached;
     }
-    return Optional.ofNullable(client.resources(AgentRestartPolicy.class).inNamespace(id.getNamespace().orElse(null))
-        .withName(id.getName()).get());
+    try {
+      return Optional.ofNullable(client.resources(AgentRestartPolicy.class)
+          .inNamespace(id.getNamespace().orElse(null)).withName(id.getName()).get());
+    } catch (KubernetesClientException e) {
+      // a role without get on policies (one made before it was needed), a server that cannot answer: refused as
+      // missing, as the cache says, rather than a reconcile that fails and retries for good (a refused instance
+      // can still be suspended)
+      LOG.debug("Could not read AgentRestartPolicy {}/{}: {}", id.getNamespace().orElse(""), id.getName(),
+          e.getMessage());
+      return Optional.empty();
+    }
   }
 }

@@ -28,7 +28,12 @@ final class ReleaseQueue {
   /** How long an instance waits for an earlier turn that does not start. */
   static final Duration PATIENCE = Duration.ofSeconds(10);
 
+  /** How long no one waits for an earlier turn that did not start within {@link #PATIENCE}. */
+  static final Duration PASSED_OVER = Duration.ofMinutes(10);
+
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
+  /** Earlier turns that held someone back for PATIENCE and did not start: when they were passed over. */
+  private final Map<String, Instant> passedOver = new ConcurrentHashMap<>();
   private final ReleaseGate gate = new ReleaseGate();
 
   /**
@@ -64,25 +69,39 @@ final class ReleaseQueue {
     if (index >= 0) {
       earlier = o -> {
         int i = order.indexOf(o.getMetadata().getName());
-        return i >= 0 && i < index && !now.isBefore(settings.releaseAt(circuit.closedAt(), i));
+        return i >= 0 && i < index && !now.isBefore(settings.releaseAt(circuit.closedAt(), i)) && statusDue(o, now);
       };
     } else {
       Comparator<AgentInstance> failed = Comparator.comparing(ReleaseQueue::failedAt,
           Comparator.nullsLast(Comparator.naturalOrder())).thenComparing(i -> i.getMetadata().getName());
       earlier = o -> failed.compare(o, instance) < 0 && statusDue(o, now);
     }
-    boolean earlierDue = fellows.filter(o -> !o.getMetadata().getName().equals(name))
-        .anyMatch(o -> earlier.test(o) && waiting(o, settings.name()) && !started.test(o));
-    if (!earlierDue) {
+    String ns = instance.getMetadata().getNamespace();
+    List<String> blockers = fellows.filter(o -> !o.getMetadata().getName().equals(name))
+        .filter(o -> earlier.test(o) && waiting(o, settings.name()) && !started.test(o))
+        .map(o -> ns + "/" + o.getMetadata().getName()).filter(b -> !passedOver(b, now)).toList();
+    if (blockers.isEmpty()) {
       heldSince.remove(key);
       return false;
     }
     Instant since = heldSince.computeIfAbsent(key, k -> now);
     if (!now.isBefore(since.plus(PATIENCE))) {
+      // they did not start in all that time: no one waits for them again (one stuck turn must not slow the
+      // rest of the release to one start per PATIENCE)
       heldSince.remove(key);
+      blockers.forEach(b -> passedOver.put(b, now));
       return false;
     }
     return true;
+  }
+
+  private boolean passedOver(String blocker, Instant now) {
+    Instant at = passedOver.get(blocker);
+    if (at != null && !now.isBefore(at.plus(PASSED_OVER))) {
+      passedOver.remove(blocker, at);
+      return false;
+    }
+    return at != null;
   }
 
   private static Instant failedAt(AgentInstance instance) {
@@ -92,10 +111,12 @@ final class ReleaseQueue {
 
   void forget(String key) {
     heldSince.remove(key);
+    passedOver.remove(key);
   }
 
+  /** How many instances this queue remembers anything of. */
   int size() {
-    return heldSince.size();
+    return heldSince.size() + passedOver.size();
   }
 
   private static boolean waiting(AgentInstance instance, String dependency) {

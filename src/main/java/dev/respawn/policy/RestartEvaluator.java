@@ -137,8 +137,8 @@ public final class RestartEvaluator {
    * heartbeats required: its agent renewed the Lease, so that Running and Ready are one write, not two
    * a moment apart), it cannot start (a waiting reason), or it ends. A pod not running yet waits for
    * {@link #QUIET_START} at most, after which status shows the run Starting; a running pod waits for its
-   * agent's first renewal until {@link #FIRST_RENEWAL} after its start at most, after which status shows it
-   * Running and waiting for its first heartbeat.
+   * agent's first renewal until {@link #FIRST_RENEWAL} after its start at most (and QUIET_START plus
+   * FIRST_RENEWAL after it was made), after which status shows it Running and waiting for its first heartbeat.
    */
   private static boolean awaitingFirstSign(DecisionDraft d, Instant made) {
     String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
@@ -148,7 +148,10 @@ public final class RestartEvaluator {
       if (renewalDue.isEmpty()) {
         return false;
       }
-      shown = renewalDue.get();
+      // a node clock ahead clamps the pod's start to now at every look: the quiet start and one first renewal's
+      // wait bound it all the same
+      Instant latest = shown.plus(FIRST_RENEWAL);
+      shown = renewalDue.get().isBefore(latest) ? renewalDue.get() : latest;
     } else if (d.state.phase != Phase.Starting || !LivenessGate.POD_NOT_RUNNING.equals(reason)) {
       return false;
     }

@@ -125,6 +125,27 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
   }
 
   @Test
+  void aLaterRunThatNeverRenewedGetsTheSameGrantThoughTheLeaseStillShowsTheLastRunsRenewal() {
+    f.policy("quick", """
+        backoff: {type: Immediate}
+        heartbeat: {timeout: 5s, startupGrace: 2s}
+        """);
+    f.kubelet.script("second", Run.exit(1).after(Duration.ofMillis(1500)).heartbeat(Duration.ofMillis(300)),
+        Run.runForever());
+    f.instance("second", "quick");
+    AgentInstance running = f.awaitInstance("second", i -> at(i, 2, Phase.Running));
+    f.stopOperator();
+    Instant graceEnd = Instant.parse(running.getStatus().runStartedAt).plusSeconds(2);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(graceEnd.plusSeconds(1)));
+    f.startOperator();
+    // the Lease's renewTime and holder are run 1's: run 2 never renewed, and is granted a full timeout all the same
+    f.holdsFor(Duration.ofMillis(2500), () -> f.pod("second-2") != null, alive -> alive);
+    AgentInstance ended = f.awaitInstance("second", i -> i.getStatus().lastFailure != null
+        && "second-2".equals(i.getStatus().lastFailure.pod));
+    assertThat(ended.getStatus().lastFailure.message).contains("granted at this operator's start");
+  }
+
+  @Test
   void oneRestartCostsAtMostSixWritesEventsIncluded() {
     f.policy("plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\nresetAfter: 30m");
     // as a real kubelet does, the next run's pod shows ContainerCreating before it runs: no news, no write

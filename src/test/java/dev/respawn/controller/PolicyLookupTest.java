@@ -32,4 +32,19 @@ class PolicyLookupTest {
       assertThat(api.requests().all()).as("a cached policy costs no request").hasSize((int) before);
     }
   }
+
+  @Test
+  void aReadTheServerRefusesIsAMissingPolicyNotAFailedReconcile() {
+    try (MockApi api = MockApi.start(); KubernetesClient client = api.newClient()) {
+      api.faults(new dev.respawn.testsupport.ApiFaults() {
+        @Override
+        public io.fabric8.mockwebserver.http.MockResponse before(io.fabric8.mockwebserver.http.RecordedRequest r) {
+          return "GET".equals(r.getMethod()) && r.getPath().contains("/agentrestartpolicies/")
+              ? dev.respawn.testsupport.ApiFaults.status(403, "Forbidden", "cannot get resource agentrestartpolicies")
+              : null;
+        }
+      });
+      assertThat(new PolicyLookup(id -> Optional.empty(), client).apply(new ResourceID("coding", "agents"))).isEmpty();
+    }
+  }
 }

@@ -87,8 +87,17 @@ class ReleaseQueueTest {
         .isTrue();
     assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false,
         NOW.plus(ReleaseQueue.PATIENCE))).isFalse();
+    // passed over: no one waits for zeta again (the rest of the release goes at its pace), for a while
+    AgentInstance third = waiting("beta", 10, NOW.minusSeconds(5));
+    assertThat(queue.waitsForAnEarlierTurn("agents/beta", third, DROPPED, MODEL_API, List.of(first, third).stream(),
+        i -> false, NOW.plus(ReleaseQueue.PATIENCE).plusSeconds(1))).isFalse();
+    assertThat(queue.waitsForAnEarlierTurn("agents/beta", third, DROPPED, MODEL_API, List.of(first, third).stream(),
+        i -> false, NOW.plus(ReleaseQueue.PATIENCE).plus(ReleaseQueue.PASSED_OVER))).as("a later outage").isTrue();
+    queue.forget("agents/beta");
+    queue.forget("agents/zeta");
     queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false, NOW);
     queue.forget("agents/alpha");
+    queue.forget("agents/zeta");
     assertThat(queue.size()).as("a deleted instance leaves nothing").isZero();
   }
 
