@@ -22,8 +22,9 @@ final class InstanceSpecRules {
   /** spec.task, passed to the pod as RESPAWN_TASK: at most 256 characters. */
   static final int MAX_TASK = 256;
 
+  /** Dot-separated DNS-1123 labels, as the API server checks a Lease's name (stricter than the CRD's pattern). */
   private static final java.util.regex.Pattern DNS_SUBDOMAIN = java.util.regex.Pattern.compile(
-      "[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   private static final java.util.regex.Pattern DNS_LABEL = java.util.regex.Pattern.compile(
       "[a-z0-9]([-a-z0-9]*[a-z0-9])?");

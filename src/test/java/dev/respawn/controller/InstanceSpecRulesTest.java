@@ -71,7 +71,7 @@ class InstanceSpecRulesTest {
 
   @Test
   void theLeaseNameIsADns1123SubdomainOfAtMost253Characters() {
-    for (String bad : List.of("Bad_Lease", "-lease", "lease.", "UPPER")) {
+    for (String bad : List.of("Bad_Lease", "-lease", "lease.", "UPPER", "a..b", "a.-b")) {
       List<Violation> found = InstanceSpecRules.check(instance(s -> {
         s.heartbeat = new InstanceHeartbeatSpec();
         s.heartbeat.leaseName = bad;
