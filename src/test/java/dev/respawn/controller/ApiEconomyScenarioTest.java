@@ -103,6 +103,20 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     assertThat(hasCondition(f.get("silent"), "Ready", "False", "StaleHeartbeat")).isTrue();
   }
 
+  /**
+   * Once run {@code run} of {@code name} is Running, the operator stops until the run's 2 s startup grace has
+   * ended, and starts again: api.md §12, a restarted operator grants every live run a fresh heartbeat timeout
+   * (5 s here), one that never renewed too, so its pod lives on past the new process's first look.
+   */
+  private void restartedAfterItsGrace(String name, int run) {
+    AgentInstance running = f.awaitInstance(name, i -> at(i, run, Phase.Running));
+    f.stopOperator();
+    Instant graceEnd = Instant.parse(running.getStatus().runStartedAt).plusSeconds(2);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(graceEnd.plusSeconds(1)));
+    f.startOperator();
+    f.holdsFor(Duration.ofMillis(2500), () -> f.pod(name + "-" + run) != null, alive -> alive);
+  }
+
   @Test
   void aRestartedOperatorGrantsARunThatNeverRenewedAFullTimeoutFromItsStart() {
     f.policy("quick", """
@@ -111,14 +125,7 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
         """);
     f.kubelet.script("mute", Run.runForever(), Run.runForever());
     f.instance("mute", "quick");
-    AgentInstance running = f.awaitInstance("mute", i -> at(i, 1, Phase.Running));
-    f.stopOperator();
-    // the startup grace ends while no operator runs: the next process finds it over at its first look
-    Instant graceEnd = Instant.parse(running.getStatus().runStartedAt).plusSeconds(2);
-    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(graceEnd.plusSeconds(1)));
-    f.startOperator();
-    // api.md §12: a restarted operator grants every live run a fresh heartbeat timeout, one that never renewed too
-    f.holdsFor(Duration.ofMillis(2500), () -> f.pod("mute-1") != null, alive -> alive);
+    restartedAfterItsGrace("mute", 1);
     AgentInstance ended = f.awaitInstance("mute", i -> i.getStatus().lastFailure != null);
     assertThat(ended.getStatus().lastFailure.pod).isEqualTo("mute-1");
     assertThat(ended.getStatus().lastFailure.message).contains("granted at this operator's start");
@@ -133,13 +140,8 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     f.kubelet.script("second", Run.exit(1).after(Duration.ofMillis(1500)).heartbeat(Duration.ofMillis(300)),
         Run.runForever());
     f.instance("second", "quick");
-    AgentInstance running = f.awaitInstance("second", i -> at(i, 2, Phase.Running));
-    f.stopOperator();
-    Instant graceEnd = Instant.parse(running.getStatus().runStartedAt).plusSeconds(2);
-    await().atMost(OperatorFixture.AT_MOST).until(() -> Instant.now().isAfter(graceEnd.plusSeconds(1)));
-    f.startOperator();
     // the Lease's renewTime and holder are run 1's: run 2 never renewed, and is granted a full timeout all the same
-    f.holdsFor(Duration.ofMillis(2500), () -> f.pod("second-2") != null, alive -> alive);
+    restartedAfterItsGrace("second", 2);
     AgentInstance ended = f.awaitInstance("second", i -> i.getStatus().lastFailure != null
         && "second-2".equals(i.getStatus().lastFailure.pod));
     assertThat(ended.getStatus().lastFailure.message).contains("granted at this operator's start");
