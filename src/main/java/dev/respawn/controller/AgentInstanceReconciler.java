@@ -132,13 +132,6 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     return List.of(pods, leases, policies, wakeUps);
   }
 
-  /** Whether the pod of an instance's next run exists (made, its start not written yet). */
-  private boolean nextRunMade(AgentInstance i) {
-    int run = i.getStatus() == null || i.getStatus().run == null ? 0 : i.getStatus().run;
-    return pods.get(new ResourceID(i.getMetadata().getName() + "-" + (run + 1), i.getMetadata().getNamespace()))
-        .isPresent();
-  }
-
   private static ResourceID owner(io.fabric8.kubernetes.api.model.HasMetadata m) {
     return new ResourceID(m.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL),
         m.getMetadata().getNamespace());
@@ -224,7 +217,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .flatMap(d -> releases.hold(instance, resolver.reference(instance).map(ResourceID::getName).orElse(""),
             seen.dependencies().get(dependency), d,
             context.getPrimaryCache().list(i -> resolver.reference(i).equals(resolver.reference(instance))),
-            this::nextRunMade, settings.clock().instant())));
+            i -> pods.get(ReleaseQueue.nextRunPod(i)).isPresent(), settings.clock().instant())));
     if (held.isPresent()) {
       // its turn of the release came while an earlier one or others' still start: it waits, nothing is written
       return Optional.of(held.get().plusMillis(1));

@@ -5,6 +5,7 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.Timestamps;
 import dev.respawn.policy.DependencyCircuit;
 import dev.respawn.policy.DependencySettings;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -102,6 +103,12 @@ final class ReleaseQueue {
       return false;
     }
     return at != null;
+  }
+
+  /** The pod of an instance's next run (it exists once made, while its start is not written yet). */
+  static ResourceID nextRunPod(AgentInstance instance) {
+    int run = instance.getStatus() == null || instance.getStatus().run == null ? 0 : instance.getStatus().run;
+    return new ResourceID(instance.getMetadata().getName() + "-" + (run + 1), instance.getMetadata().getNamespace());
   }
 
   private static Instant failedAt(AgentInstance instance) {
