@@ -55,6 +55,34 @@ class ClockSkewTest {
   }
 
   /**
+   * A restart's start waits to be written until its agent's first renewal (Running and Ready in one write). With a
+   * node clock ahead, the pod's start is clamped to now at every look, so "3 s after the start" never came: the
+   * wait is bounded by the quiet start plus the first renewal's wait from when the pod was made.
+   */
+  @Test
+  void aNodeClockAheadDoesNotKeepARestartedRunUnwritten() {
+    AgentSim s = new AgentSim(AgentSim.policy(Specs.heartbeat(Specs.spec(), "30s", "2m"))).started();
+    s.exit(1);
+    InstanceState waiting = s.state.copy();
+    s.now = s.state.nextRestartAt;
+    Instant made = s.now;
+    assertThat(s.reconcile().deferStatus()).isTrue();
+    s.state = waiting;
+    s.advance(Duration.ofSeconds(1));
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(),
+        s.now.plus(Duration.ofMinutes(10)), null, null, true);
+    assertThat(s.reconcile().deferStatus()).as("running, its agent has not renewed yet").isTrue();
+    s.state = waiting;
+    s.now = made.plus(RestartEvaluator.QUIET_START).plus(RestartEvaluator.FIRST_RENEWAL).minusMillis(1);
+    assertThat(s.reconcile().deferStatus()).isTrue();
+    s.state = waiting;
+    s.now = made.plus(RestartEvaluator.QUIET_START).plus(RestartEvaluator.FIRST_RENEWAL);
+    Decision shown = s.reconcile();
+    assertThat(shown.deferStatus()).as("shown Running, waiting for the first heartbeat").isFalse();
+    assertThat(shown.state().run).isEqualTo(2);
+  }
+
+  /**
    * A restarted operator must not read the agent's renewTime (the agent's clock) against its own resetAfter point:
    * a renewal made BEFORE resetAfter ran out, by an agent clock 2 minutes ahead, would count as heard after it,
    * and the failure sequence of an agent that hung would close (attempt 0). Only a renewal seen changing counts.
