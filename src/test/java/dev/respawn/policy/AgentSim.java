@@ -110,6 +110,22 @@ final class AgentSim {
     return reconcile(null);
   }
 
+  /**
+   * The running agent exits 1 and, at its nextRestartAt, the next run's pod is made with its start left
+   * unwritten (api.md §12: it waits for the run's first sign). Returns what status still says (the state is set
+   * back to it); {@link #now} is when the pod was made.
+   */
+  InstanceState failedAndRestartUnwritten() {
+    exit(1);
+    InstanceState waiting = state.copy();
+    now = state.nextRestartAt;
+    if (!reconcile().deferStatus()) {
+      throw new AssertionError("the restart's start was written at once");
+    }
+    state = waiting;
+    return waiting;
+  }
+
   /** The current pod starts running (and is Ready). */
   Decision running() {
     pod = new PodView(pod.name(), pod.uid(), PodView.Stage.RUNNING, pod.createdAt(), now, null, null, true);

@@ -62,12 +62,8 @@ class ClockSkewTest {
   @Test
   void aNodeClockAheadDoesNotKeepARestartedRunUnwritten() {
     AgentSim s = new AgentSim(AgentSim.policy(Specs.heartbeat(Specs.spec(), "30s", "2m"))).started();
-    s.exit(1);
-    InstanceState waiting = s.state.copy();
-    s.now = s.state.nextRestartAt;
+    InstanceState waiting = s.failedAndRestartUnwritten();
     Instant made = s.now;
-    assertThat(s.reconcile().deferStatus()).isTrue();
-    s.state = waiting;
     s.advance(Duration.ofSeconds(1));
     s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(),
         s.now.plus(Duration.ofMinutes(10)), null, null, true);

@@ -1134,12 +1134,8 @@ class RestartEvaluatorTest {
     @Test
     void withHeartbeatsAPodThatRunsJustBeforeTheQuietStartEndsStillWaitsForItsAgentsFirstRenewal() {
       AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m")).started();
-      s.exit(1);
-      InstanceState waiting = s.state.copy();
-      s.now = s.state.nextRestartAt;
+      InstanceState waiting = s.failedAndRestartUnwritten();
       Instant made = s.now;
-      assertThat(s.reconcile().deferStatus()).isTrue();
-      s.state = waiting;
       s.now = made.plus(RestartEvaluator.QUIET_START).minusSeconds(1);
       Decision running = s.running();
       assertThat(running.deferStatus()).as("it runs, within the quiet start").isTrue();
