@@ -8,6 +8,7 @@ import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.ReasonCode;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
@@ -109,7 +110,10 @@ final class InstanceStatusWriter {
     if (s.waitingFor != null && s.phase == Phase.CircuitOpen) {
       c.add(Conditions.of("Recovering", true, "WaitingForDependency", "waiting for dependency " + s.waitingFor
           + (s.nextRestartAt != null ? "; next run at " + s.nextRestartAt : "; next run when its circuit lets it")));
-    } else if (waiting || s.attempt > 0) {
+    } else if (s.attempt > 0 || s.phase == Phase.CircuitOpen || (waiting && s.lastDecision != null
+        && s.lastDecision.reasonCode() == ReasonCode.SPAWN_FAILED)) {
+      // a wait that no failure decided (a restart request, exit 42, an Ignore rule) opens no failure sequence; a
+      // refused create is retried with the backoff and shows so
       String reason = s.phase == Phase.CircuitOpen ? "CircuitOpen" : waiting ? "Backoff" : "FailureSequence";
       String max = s.lastDecision == null ? "?" : Integer.toString(s.lastDecision.maxAttempts());
       c.add(Conditions.of("Recovering", true, reason, "attempt " + s.attempt + " of " + max

@@ -21,9 +21,17 @@ final class OperatorActions {
 
   private OperatorActions() {}
 
-  /** spec.suspend=true: stop the run, restart nothing. */
+  /**
+   * spec.suspend=true: stop the run, restart nothing. An instance whose lifecycle has ended (Escalated, Failed,
+   * Succeeded) has no run to stop and keeps its phase: suspending and unsuspending it is no way around a resume
+   * (api.md §6), as suspending a finished Job changes nothing.
+   */
   static void suspend(DecisionDraft d) {
     InstanceState s = d.state;
+    if (s.phase.isTerminal() && s.phase != Phase.Suspended && !d.obs.podLive()) {
+      refuseRequests(d, "the instance is suspended (spec.suspend: true)");
+      return;
+    }
     Optional<RunEnding> ended = d.obs.ending().filter(e -> !s.hasRecorded(e.podUid()));
     if (ended.isPresent() && !d.obs.podLive()) {
       // the run ended as spec.suspend was set: step 1 decides that ending (Suspended, no restart), so it is

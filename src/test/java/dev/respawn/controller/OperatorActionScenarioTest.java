@@ -61,6 +61,25 @@ class OperatorActionScenarioTest extends MockClusterScenario {
     assertThat(f.podsEverCreated("manual")).containsExactly("manual-1", "manual-2", "manual-3");
   }
 
+  /**
+   * §2 "Recovering: True while a failure sequence is open": a restart request opens none, also while its next run
+   * is not started yet (the old pod going, the new one not running).
+   */
+  @Test
+  void aManualRestartOpensNoFailureSequence() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("calm", Run.runForever(), Run.stuckPending("ContainerCreating", "pulling"));
+    f.instance("calm", "fast");
+    f.awaitInstance("calm", i -> at(i, 1, Phase.Running));
+    f.annotate("calm", RESTART, "req-calm");
+    AgentInstance waiting = f.awaitInstance("calm", i -> i.getStatus().lastRestart != null
+        && "req-calm".equals(i.getStatus().lastRestart.requestId));
+    assertThat(waiting.getStatus().attempt).isZero();
+    assertThat(hasCondition(waiting, "Recovering", "False", "Stable")).as(f.describe("calm")).isTrue();
+    AgentInstance starting = f.awaitInstance("calm", i -> at(i, 2, Phase.Starting));
+    assertThat(hasCondition(starting, "Recovering", "False", "Stable")).isTrue();
+  }
+
   @Test
   void aManualRestartSkipsTheBackoffWait() {
     f.policy("hour", "backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}");

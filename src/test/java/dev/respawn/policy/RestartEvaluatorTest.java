@@ -348,29 +348,61 @@ class RestartEvaluatorTest {
 
     /** A latched circuit is terminal until forced: suspending and unsuspending does not unlatch it. */
     @Test
-    void clearingSuspendOfALatchedInstanceLeavesItEscalatedUntilAResume() {
+    void suspendingALatchedInstanceLeavesItEscalatedUntilAResume() {
       AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", true)).started();
       s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CircuitBreakerOpen);
+      InstanceState escalated = s.state.copy();
       s.suspend = true;
-      s.reconcile();
-      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      Decision suspended = s.reconcile();
+      assertThat(s.state).as("no run to stop: the escalation stays as it was").isEqualTo(escalated);
+      assertThat(suspended.notices()).isEmpty();
       s.advance(Duration.ofMinutes(30)); // long past openDuration
       s.suspend = false;
       Decision unsuspended = s.reconcile();
       assertThat(unsuspended.start()).isEmpty();
       assertThat(unsuspended.wakeAt()).isEmpty();
-      assertThat(s.state.phase).isEqualTo(Phase.Escalated);
-      assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CircuitBreakerOpen);
-      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.CIRCUIT_OPEN);
-      assertThat(reasons(unsuspended)).containsExactly("Escalated");
+      assertThat(s.state).isEqualTo(escalated);
       assertThat(s.reconcile().start()).as("it stays so").isEmpty();
 
       s.resumeRequest = new Request("r-1", null);
       Decision resumed = s.reconcile();
       assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
       assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+    }
+
+    /**
+     * §6: only a resume continues an instance the policy gave up on (Escalated, Failed), and nothing restarts one
+     * that finished (Succeeded): suspending and unsuspending such an instance changes nothing, and a request made
+     * while it is suspended is refused.
+     */
+    @Test
+    void suspendingAnEndedLifecycleChangesNothingAndRestartsNothing() {
+      AgentSim exhausted = sim(retries(Specs.spec(), 0)).started();
+      exhausted.exit(1);
+      AgentSim failed = sim(Specs.spec()).started();
+      failed.exit(1, "Error", "invalid_configuration: bad key");
+      AgentSim done = sim(Specs.spec()).started();
+      done.exit(0);
+      for (AgentSim s : List.of(exhausted, failed, done)) {
+        Phase phase = s.state.phase;
+        assertThat(phase).isIn(Phase.Escalated, Phase.Failed, Phase.Succeeded);
+        InstanceState ended = s.state.copy();
+        s.suspend = true;
+        assertThat(s.reconcile().deletePod()).isFalse();
+        assertThat(s.state).as(phase + " while suspended").isEqualTo(ended);
+        s.resumeRequest = new Request("while-suspended", null);
+        Decision refused = s.reconcile();
+        assertThat(refused.start()).isEmpty();
+        assertThat(reasons(refused)).containsExactly("RestartRequested");
+        s.suspend = false;
+        Decision unsuspended = s.reconcile();
+        assertThat(unsuspended.start()).as(phase + " unsuspended").isEmpty();
+        assertThat(s.state.phase).isEqualTo(phase);
+        assertThat(s.state.terminalReason).isEqualTo(ended.terminalReason);
+        assertThat(s.state.attempt).isEqualTo(ended.attempt);
+      }
     }
 
     /** §8: the audit line of a resume request names the class it was judged for, also when it is not eligible. */
@@ -902,7 +934,7 @@ class RestartEvaluatorTest {
       AgentSim s = escalatedTwiceFailed();
       s.suspend = true;
       s.reconcile();
-      assertThat(s.state.phase).isEqualTo(Phase.Suspended);
+      assertThat(s.state.phase).as("the escalation stays while suspended").isEqualTo(Phase.Escalated);
       s.suspend = false;
       s.resumeRequest = new Request("after-suspend", null);
       Decision d = s.reconcile();
