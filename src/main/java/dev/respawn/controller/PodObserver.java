@@ -5,6 +5,7 @@ import dev.respawn.policy.EndingKind;
 import dev.respawn.policy.PodView;
 import dev.respawn.policy.RunEnding;
 import io.fabric8.kubernetes.api.model.ContainerState;
+import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -35,8 +36,10 @@ public final class PodObserver {
       stage = PodView.Stage.FINISHED;
     } else if (pod.getMetadata().getDeletionTimestamp() != null) {
       stage = PodView.Stage.TERMINATING;
-    } else if ("Running".equals(phase)) {
-      stage = PodView.Stage.RUNNING; // also when the agent container terminated while sidecars run: still live
+    } else if ("Running".equals(phase) && !agentWaiting(agent)) {
+      // also when the agent container terminated while sidecars run: still live. A pod runs as soon as any of
+      // its containers does: while the agent container still waits (its image not pulled) its run has not started
+      stage = PodView.Stage.RUNNING;
     } else {
       stage = PodView.Stage.PENDING;
     }
@@ -45,9 +48,12 @@ public final class PodObserver {
     String waitingReason = null;
     String waitingMessage = null;
     if (stage == PodView.Stage.PENDING) {
-      var waiting = agent.map(ContainerStatus::getState).map(ContainerState::getWaiting);
-      if (waiting.isPresent() && waiting.get().getReason() != null
-          && !STARTING.contains(waiting.get().getReason())) {
+      // the agent's own reason first, then an init container's that holds it back (its image not pulled)
+      Optional<ContainerStateWaiting> waiting = agent.map(ContainerStatus::getState).map(ContainerState::getWaiting)
+          .filter(PodObserver::cannotStart).or(() -> initStatuses(st).stream().map(ContainerStatus::getState)
+              .filter(c -> c != null && c.getWaiting() != null).map(ContainerState::getWaiting)
+              .filter(PodObserver::cannotStart).findFirst());
+      if (waiting.isPresent()) {
         waitingReason = waiting.get().getReason();
         waitingMessage = waiting.get().getMessage();
       } else {
@@ -59,6 +65,21 @@ public final class PodObserver {
     boolean ready = condition(st, "Ready").map(c -> "True".equals(c.getStatus())).orElse(false);
     return new PodView(pod.getMetadata().getName(), pod.getMetadata().getUid(), stage, created,
         stage == PodView.Stage.PENDING ? null : started, waitingReason, waitingMessage, ready);
+  }
+
+  /** A waiting reason that says the container cannot start (ErrImagePull, ...), not that it is on its way up. */
+  private static boolean cannotStart(ContainerStateWaiting waiting) {
+    return waiting.getReason() != null && !STARTING.contains(waiting.getReason());
+  }
+
+  /** The agent container has not run yet: it waits, neither running nor terminated. */
+  private static boolean agentWaiting(Optional<ContainerStatus> agent) {
+    return agent.map(ContainerStatus::getState).map(c -> c.getWaiting() != null && c.getRunning() == null
+        && c.getTerminated() == null).orElse(false);
+  }
+
+  private static List<ContainerStatus> initStatuses(PodStatus st) {
+    return st.getInitContainerStatuses() == null ? List.of() : st.getInitContainerStatuses();
   }
 
   /** When the operator started the pod's run (its annotation), else the latest its creation time can mean. */
@@ -140,8 +161,7 @@ public final class PodObserver {
         ? java.util.Set.of() : pod.getSpec().getInitContainers().stream()
             .filter(c -> "Always".equals(c.getRestartPolicy())).map(io.fabric8.kubernetes.api.model.Container::getName)
             .collect(java.util.stream.Collectors.toSet());
-    return (st.getInitContainerStatuses() == null ? List.<ContainerStatus>of() : st.getInitContainerStatuses())
-        .stream().filter(c -> !sidecars.contains(c.getName()))
+    return initStatuses(st).stream().filter(c -> !sidecars.contains(c.getName()))
         .map(c -> c.getState() == null ? null : c.getState().getTerminated())
         .filter(t -> t != null && t.getExitCode() != null && t.getExitCode() != 0).findFirst();
   }

@@ -158,8 +158,45 @@ class PodObserverTest {
     assertThat(scheduled.waitingReason()).isNull();
 
     PodView running = PodObserver.view(twoContainers("Running").editStatus()
-        .withContainerStatuses(waiting("agent", "CrashLoopBackOff")).endStatus().build(), "agent");
-    assertThat(running.waitingReason()).as("only a pending pod waits").isNull();
+        .withContainerStatuses(running("agent"), waiting("proxy", "ErrImagePull")).endStatus().build(), "agent");
+    assertThat(running.stage()).isEqualTo(PodView.Stage.RUNNING);
+    assertThat(running.waitingReason()).as("a sidecar's trouble is not the run's").isNull();
+  }
+
+  /**
+   * A pod is Running as soon as one container runs: a sidecar running beside an agent container that cannot
+   * start does not start the run, and the agent's reason shows (api.md §3.5), as does an init container's that
+   * holds the agent back.
+   */
+  @Test
+  void anAgentThatCannotStartBesideARunningSidecarOrBehindAnInitContainerHasNotStarted() {
+    PodView sidecarOnly = PodObserver.view(twoContainers("Running").editStatus()
+        .withContainerStatuses(running("proxy"), waiting("agent", "ErrImagePull")).endStatus().build(), "agent");
+    assertThat(sidecarOnly.stage()).isEqualTo(PodView.Stage.PENDING);
+    assertThat(sidecarOnly.startedAt()).isNull();
+    assertThat(sidecarOnly.waitingReason()).isEqualTo("ErrImagePull");
+    assertThat(sidecarOnly.isLive()).isTrue();
+
+    PodView creating = PodObserver.view(twoContainers("Running").editStatus()
+        .withContainerStatuses(running("proxy"), waiting("agent", "ContainerCreating")).endStatus().build(), "agent");
+    assertThat(creating.stage()).isEqualTo(PodView.Stage.PENDING);
+    assertThat(creating.waitingReason()).isNull();
+
+    PodView initPull = PodObserver.view(twoContainers("Pending").editStatus()
+        .withInitContainerStatuses(waiting("checkout", "ImagePullBackOff"))
+        .withContainerStatuses(waiting("agent", "PodInitializing")).endStatus().build(), "agent");
+    assertThat(initPull.waitingReason()).isEqualTo("ImagePullBackOff");
+    assertThat(initPull.waitingMessage()).isEqualTo("ImagePullBackOff of checkout");
+
+    PodView initRuns = PodObserver.view(twoContainers("Pending").editStatus()
+        .withInitContainerStatuses(running("checkout"))
+        .withContainerStatuses(waiting("agent", "PodInitializing")).endStatus().build(), "agent");
+    assertThat(initRuns.waitingReason()).isNull();
+  }
+
+  static io.fabric8.kubernetes.api.model.ContainerStatus running(String name) {
+    return new io.fabric8.kubernetes.api.model.ContainerStatusBuilder().withName(name).withNewState().withNewRunning()
+        .withStartedAt("2026-01-01T10:00:05Z").endRunning().endState().build();
   }
 
   /**
