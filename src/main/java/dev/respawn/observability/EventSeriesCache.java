@@ -59,11 +59,13 @@ final class EventSeriesCache {
   /** A series count not written yet. */
   record Pending(Entry entry, int count, Instant lastObserved) {}
 
+  private final int newEventsBurst;
   private final int newEventsPerMinute;
   private final Map<Key, Entry> entries;
   private final Map<String, TokenBucket> buckets;
 
-  EventSeriesCache(int capacity, int newEventsPerMinute) {
+  EventSeriesCache(int capacity, int newEventsBurst, int newEventsPerMinute) {
+    this.newEventsBurst = newEventsBurst;
     this.newEventsPerMinute = newEventsPerMinute;
     this.entries = lru(capacity);
     this.buckets = lru(capacity);
@@ -92,7 +94,7 @@ final class EventSeriesCache {
       }
       return new Step(Kind.COALESCE, e, e.count, e.writtenCount);
     }
-    TokenBucket bucket = buckets.computeIfAbsent(key.object(), o -> new TokenBucket(newEventsPerMinute, now));
+    TokenBucket bucket = buckets.computeIfAbsent(key.object(), o -> new TokenBucket(newEventsBurst, newEventsPerMinute, now));
     if (!bucket.tryTake(now) && rateLimited) {
       return new Step(Kind.DROP, e, 0, 0);
     }
@@ -144,21 +146,23 @@ final class EventSeriesCache {
     e.lastWritten = p.lastObserved().isAfter(e.lastWritten) ? p.lastObserved() : e.lastWritten;
   }
 
-  /** {@code perMinute} tokens, refilled continuously; starts full. */
+  /** Up to {@code capacity} tokens, {@code perMinute} refilled continuously; starts full. */
   private static final class TokenBucket {
     private final double capacity;
+    private final double perMinute;
     private double tokens;
     private Instant last;
 
-    TokenBucket(int perMinute, Instant now) {
-      this.capacity = perMinute;
-      this.tokens = perMinute;
+    TokenBucket(int capacity, int perMinute, Instant now) {
+      this.capacity = capacity;
+      this.perMinute = perMinute;
+      this.tokens = capacity;
       this.last = now;
     }
 
     boolean tryTake(Instant now) {
       if (now.isAfter(last)) {
-        double refill = Duration.between(last, now).toNanos() * capacity / 60e9;
+        double refill = Duration.between(last, now).toNanos() * perMinute / 60e9;
         tokens = Math.min(capacity, tokens + refill);
         last = now;
       }

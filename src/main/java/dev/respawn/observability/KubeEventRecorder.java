@@ -47,20 +47,30 @@ public final class KubeEventRecorder {
   /**
    * @param dedupWindow a repeat later than this after the last one starts a new Event
    * @param cacheSize how many distinct Events (and objects, for the rate limit) are remembered
-   * @param newEventsPerObjectPerMinute new Events per regarding object per minute; more are dropped
+   * @param newEventsBurst new Events per regarding object at once, before the rate below applies
+   * @param newEventsPerObjectPerMinute new Events per regarding object per minute past the burst; more are dropped
    * @param seriesUpdateInterval the least time between two series PATCHes of one Event (zero: every repeat)
    */
-  public record Settings(Duration dedupWindow, int cacheSize, int newEventsPerObjectPerMinute,
+  public record Settings(Duration dedupWindow, int cacheSize, int newEventsBurst, int newEventsPerObjectPerMinute,
       Duration seriesUpdateInterval) {
     public Settings {
       if (dedupWindow.isNegative() || seriesUpdateInterval.isNegative() || cacheSize < 1
-          || newEventsPerObjectPerMinute < 1) {
+          || newEventsPerObjectPerMinute < 1 || newEventsBurst < 1) {
         throw new IllegalArgumentException("invalid event recorder settings");
       }
     }
 
+    /** A burst as large as a minute's rate. */
+    public Settings(Duration dedupWindow, int cacheSize, int newEventsPerObjectPerMinute, Duration seriesUpdateInterval) {
+      this(dedupWindow, cacheSize, newEventsPerObjectPerMinute, newEventsPerObjectPerMinute, seriesUpdateInterval);
+    }
+
+    /**
+     * A burst of 25 new Events per object, as client-go's recorder allows, then 10 a minute (client-go: one per
+     * 5 minutes): every decision of a quick run of failures is told, a crash loop's are not all.
+     */
     public static Settings defaults() {
-      return new Settings(Duration.ofMinutes(10), 4096, 10, Duration.ofSeconds(5));
+      return new Settings(Duration.ofMinutes(10), 4096, 25, 10, Duration.ofSeconds(5));
     }
   }
 
@@ -97,7 +107,8 @@ public final class KubeEventRecorder {
         Bounds.truncateUtf8(Objects.requireNonNull(reportingInstance), 128));
     this.clock = Objects.requireNonNull(clock);
     this.settings = Objects.requireNonNull(settings);
-    this.cache = new EventSeriesCache(settings.cacheSize(), settings.newEventsPerObjectPerMinute());
+    this.cache = new EventSeriesCache(settings.cacheSize(), settings.newEventsBurst(),
+        settings.newEventsPerObjectPerMinute());
   }
 
   /** The operator's pod name (env POD_NAME, else HOSTNAME), for reportingInstance. */

@@ -179,6 +179,27 @@ class KubeEventRecorderTest {
     assertThat(events()).hasSize(2);
   }
 
+  /**
+   * api.md §8 "one Event per decision": the defaults tell a quick run of decisions (25 at once, as client-go's
+   * recorder allows) and then 10 a minute, so a crash loop cannot flood the API server.
+   */
+  @Test
+  void theDefaultsTellAQuickRunOfDecisionsAndThenTenAMinute() {
+    KubeEventRecorder recorder = recorder(Settings.defaults());
+    List<Outcome> outcomes = new java.util.ArrayList<>();
+    for (int i = 1; i <= 26; i++) {
+      outcomes.add(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed,
+          "exit code " + i)));
+    }
+    assertThat(outcomes.subList(0, 25)).containsOnly(Outcome.CREATED);
+    assertThat(outcomes.get(25)).isEqualTo(Outcome.DROPPED);
+    clock.advance(Duration.ofSeconds(6));
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "after 6 s")))
+        .isEqualTo(Outcome.CREATED);
+    assertThat(recorder.record(coder, pod, Notice.warning(dev.respawn.policy.EventReason.RestartFailed, "at once")))
+        .isEqualTo(Outcome.DROPPED);
+  }
+
   @Test
   void newEventsBeyondThePerObjectRateAreDroppedAndCounted() {
     KubeEventRecorder recorder = recorder(new Settings(Duration.ofMinutes(10), 4096, 3, Duration.ZERO));
