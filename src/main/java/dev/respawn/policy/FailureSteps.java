@@ -99,6 +99,7 @@ final class FailureSteps {
     }
     // c. Unknown: fail closed
     if (cls == InterruptionClass.Unknown) {
+      resume(d, cls, Duration.ZERO); // status.resume shows why no resume either (api.md §7), with the checkpoint
       end(d, e, cls, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS, c.maxRetries(), false);
       d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS);
       return;

@@ -1006,6 +1006,13 @@ class RestartEvaluatorTest {
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS);
       assertThat(s.state.lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Unknown);
+      // §7: status.resume shows the code too, with the checkpoint it did not resume from (default mode Prefer)
+      AgentSim withCheckpoint = sim(Specs.spec()).started();
+      withCheckpoint.checkpoint("ckpt-17", "in_progress", true, null);
+      withCheckpoint.end(EndingKind.NO_STATE, null);
+      assertThat(withCheckpoint.state.resume.reasonCode()).isEqualTo(ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS);
+      assertThat(withCheckpoint.state.resume.eligible()).isFalse();
+      assertThat(withCheckpoint.state.resume.checkpoint()).isEqualTo("ckpt-17");
     }
 
     @Test
