@@ -67,6 +67,18 @@ public final class PodObserver {
         stage == PodView.Stage.PENDING ? null : started, waitingReason, waitingMessage, ready);
   }
 
+  /**
+   * The node refused or stopped the pod, not its agent: the kubelet's admission (OutOfcpu, OutOfmemory, ...: the
+   * node had no room when the pod came; NodeAffinity, UnexpectedAdmissionError) or a graceful node shutdown
+   * (Terminated, NodeShutdown). A ContextReset, retried like an eviction, not an ending without a state.
+   */
+  static boolean nodeRefused(String podReason) {
+    return podReason != null && (podReason.startsWith("OutOf") || NODE_REFUSALS.contains(podReason));
+  }
+
+  private static final java.util.Set<String> NODE_REFUSALS = java.util.Set.of("NodeAffinity",
+      "UnexpectedAdmissionError", "NodeShutdown", "Terminated");
+
   /** A waiting reason that says the container cannot start (ErrImagePull, ...), not that it is on its way up. */
   private static boolean cannotStart(ContainerStateWaiting waiting) {
     return waiting.getReason() != null && !STARTING.contains(waiting.getReason());
@@ -108,7 +120,7 @@ public final class PodObserver {
         .map(ContainerState::getTerminated);
     String podReason = st.getReason();
     boolean disrupted = condition(st, "DisruptionTarget").map(c -> "True".equals(c.getStatus())).orElse(false)
-        || "Evicted".equals(podReason) || "Preempting".equals(podReason);
+        || "Evicted".equals(podReason) || "Preempting".equals(podReason) || nodeRefused(podReason);
     boolean finished = "Succeeded".equals(st.getPhase()) || "Failed".equals(st.getPhase());
     if (disrupted && (finished || terminated.isPresent())) {
       String reason = podReason != null ? podReason : condition(st, "DisruptionTarget").map(PodCondition::getReason)

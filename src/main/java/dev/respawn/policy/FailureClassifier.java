@@ -87,7 +87,8 @@ public final class FailureClassifier {
         cls = InterruptionClass.ContextReset;
         // the kubelet evicts under node pressure (memory, disk): resources ran out; a preemption, a drain or a
         // taint says nothing about what the agent used
-        reason = "Evicted".equals(e.reason()) ? "ResourceExhaustion" : "Unknown";
+        reason = "Evicted".equals(e.reason()) || (e.reason() != null && e.reason().startsWith("OutOf"))
+            ? "ResourceExhaustion" : "Unknown";
       }
       case DELETED, NODE_LOST -> {
         cls = InterruptionClass.ContextReset;

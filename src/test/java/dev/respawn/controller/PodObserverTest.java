@@ -286,6 +286,21 @@ class PodObserverTest {
         .withType("DisruptionTarget").withStatus("False").endCondition().endStatus().build(), "agent", NOW)
         .orElseThrow();
     assertThat(notTargeted.kind()).isEqualTo(EndingKind.NO_STATE);
+
+    // the node refused the pod (kubelet admission) or shut down under it: not an ending without a state
+    RunEnding refused = PodObserver.ending(twoContainers("Failed").editStatus().withReason("OutOfcpu")
+        .withMessage("Pod was rejected: Node didn't have enough resource: cpu").endStatus().build(), "agent", NOW)
+        .orElseThrow();
+    assertThat(refused.kind()).isEqualTo(EndingKind.DISRUPTED);
+    assertThat(refused.reason()).isEqualTo("OutOfcpu");
+    RunEnding shutdown = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Terminated")
+        .withMessage("Pod was terminated in response to imminent node shutdown.")
+        .withContainerStatuses(terminated("agent", 143, "Error")).endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(shutdown.kind()).isEqualTo(EndingKind.DISRUPTED);
+    assertThat(shutdown.exitCode()).isEqualTo(143);
+    assertThat(PodObserver.ending(twoContainers("Failed").editStatus().withReason("SomethingElse").endStatus().build(),
+        "agent", NOW).orElseThrow().kind()).as("any other reason without a state stays Unknown")
+        .isEqualTo(EndingKind.NO_STATE);
   }
 
   /** api.md §4: deleted by someone else is a ContextReset; the agent's exit, if it had one, is kept. */

@@ -39,6 +39,8 @@ class FailureClassifierTest {
       "DISRUPTED, 143, PreemptionByScheduler, -, ContextReset, Unknown, Retry, 10",
       "DISRUPTED, 143, EvictionByEvictionAPI, -, ContextReset, Unknown, Retry, 10",
       "DISRUPTED, -, DeletionByTaintManager, -, ContextReset, Unknown, Retry, 10",
+      "DISRUPTED, -, OutOfcpu, -, ContextReset, ResourceExhaustion, Retry, 10",
+      "DISRUPTED, 143, Terminated, -, ContextReset, Unknown, Retry, 10",
       "DELETED, -, -, -, ContextReset, Unknown, Retry, 10",
       "NODE_LOST, -, -, -, ContextReset, Unknown, Retry, 10",
       "TERMINATED, 1, Error, -, ToolFailure, UnhandledException, Retry, 10",
