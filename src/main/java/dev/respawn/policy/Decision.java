@@ -104,10 +104,17 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
     }
   }
 
-  /** The audit line of api.md §8 (the seed's resume_decision event, extended to every decision). */
+  /**
+   * The audit line of api.md §8 (the seed's resume_decision event, extended to every decision). eligible is
+   * always true or false: a line without a resume verdict (resume Off, a line not about a failure) is not eligible.
+   */
   public record AuditRecord(String event, String namespace, String instance, int run,
       InterruptionClass interruptionClass, Boolean eligible, ReasonCode reasonCode, long cooldownSecondsRemaining,
-      int attempt, int maxAttempts, Instant at, String actor) {}
+      int attempt, int maxAttempts, Instant at, String actor) {
+    public AuditRecord {
+      eligible = Boolean.TRUE.equals(eligible);
+    }
+  }
 
   /** The liveness gate's verdict: Ready True/False with its reason and message. */
   public record Liveness(boolean ready, String reason, String message) {}

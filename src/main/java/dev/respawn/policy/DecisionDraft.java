@@ -242,7 +242,9 @@ final class DecisionDraft {
     // its verdict) at the failure: this line is the start's
     EventReason named = event.reason() == EventReason.ResumeDecision && start != null ? EventReason.RestartStarted
         : event.reason();
-    return new AuditRecord(named.auditEvent(), obs.namespace(), obs.instance(), state.run, cls, null,
+    // eligible: whether the run this line is about resumes from a checkpoint (its resume was found eligible)
+    boolean resumes = restart != null && restart.resumeCheckpoint() != null;
+    return new AuditRecord(named.auditEvent(), obs.namespace(), obs.instance(), state.run, cls, resumes,
         reasonCode != null ? reasonCode : last == null ? null : last.reasonCode(), 0, state.attempt,
         sequenceMaxAttempts(), now, actor);
   }

@@ -855,7 +855,20 @@ class RestartEvaluatorTest {
         assertThat(e.message()).startsWith("Resumed coder from checkpoint ckpt-17 (resume attempt 1)")
             .contains("RestartStarted: Restart started for coder: pod coder-2 replaces coder-1");
       });
-      assertThat(start.audit()).hasValueSatisfying(a -> assertThat(a.event()).isEqualTo("restart_started"));
+      assertThat(start.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("restart_started");
+        assertThat(a.eligible()).as("this start resumes from the checkpoint").isTrue();
+      });
+      s.running();
+      s.exit(1, "Error", "network_timeout");
+      s.checkpoint(null, null, null, null);
+      s.now = s.state.nextRestartAt;
+      Decision fresh = s.reconcile();
+      assertThat(fresh.start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).isEmpty());
+      assertThat(fresh.audit()).hasValueSatisfying(a -> {
+        assertThat(a.event()).isEqualTo("restart_started");
+        assertThat(a.eligible()).as("a fresh start").isFalse();
+      });
     }
 
     @Test
