@@ -181,8 +181,9 @@ final class DecisionDraft {
     if (f != null && pod != null && !pod.equals(f.pod())) {
       sb.append(". Last run: pod ").append(pod).append(", ended without a failure");
     }
-    String checklist = ". Inspect: kubectl logs " + (pod == null ? "<pod>" : pod) + " -n " + obs.namespace()
-        + "; kubectl describe agentinstance " + obs.instance() + " -n " + obs.namespace()
+    // no pod ran (a template the API server refused at the first run): nothing to read logs of
+    String checklist = ". Inspect: " + (pod == null ? "" : "kubectl logs " + pod + " -n " + obs.namespace() + "; ")
+        + "kubectl describe agentinstance " + obs.instance() + " -n " + obs.namespace()
         + ". Continue: kubectl annotate agentinstance " + obs.instance()
         + " respawn.dev/resume=<id> --overwrite, or kubectl respawn resume " + obs.instance() + " --force";
     // an Event's note holds 1024 bytes: the failure's context gives way, the checklist is always whole

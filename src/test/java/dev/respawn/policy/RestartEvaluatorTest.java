@@ -2246,7 +2246,9 @@ class RestartEvaluatorTest {
     assertThat(d.state().lastDecision.message()).isEqualTo(why);
     assertThat(d.state().nextRestartAt).isNull();
     assertThat(d.wakeAt()).as("not retried").isEmpty();
-    assertThat(d.event()).hasValueSatisfying(e -> assertThat(e.message()).contains(why));
+    assertThat(d.event()).hasValueSatisfying(e -> assertThat(e.message()).contains(why)
+        .contains("Inspect: kubectl describe agentinstance coder", "kubectl respawn resume coder --force")
+        .as("no pod ran: no logs to read").doesNotContain("kubectl logs"));
   }
 
   /** §4 spawn_failed (quota, admission): retried with the backoff, a Warning, the server's message kept (README). */
