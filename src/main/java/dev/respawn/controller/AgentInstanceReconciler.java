@@ -230,6 +230,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
             random(instance, state)),
         // told to the Lease cache, so our own create does not come back as an event and a reconcile
         created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created), created));
+    // the next release slot counts from when the server took this pod, not from the decision (api.md §11)
+    ReleaseGate.releasing(decision).flatMap(policy::dependency).ifPresent(d -> releases.created(instance,
+        resolver.reference(instance).map(ResourceID::getName).orElse(""), d, settings.clock().instant()));
     if (decision.start().isPresent() && !decision.startsExisting() && refused.isEmpty()) {
       // a pod made for the next run: the Lease it renews must not hand it the last run's verdict
       leases.get(new ResourceID(specLease, ns)).filter(HeartbeatLeases::carriesVerdict)

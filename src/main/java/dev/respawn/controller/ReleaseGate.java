@@ -44,4 +44,13 @@ final class ReleaseGate {
     });
     return wait[0] == null ? Optional.empty() : Optional.of(Duration.between(now, wait[0]));
   }
+
+  /**
+   * The pod of a start released at a slot was created at {@code at}: the next slot comes one spacing after the
+   * API server took it, not only after the decision. A new process's first create can take half a second longer
+   * than the ones after it, and the two would reach the server closer than the rate allows.
+   */
+  void created(String dependency, Duration spacing, Instant at) {
+    nextSlot.merge(dependency, at.plus(spacing), (slot, after) -> slot.isAfter(after) ? slot : after);
+  }
 }

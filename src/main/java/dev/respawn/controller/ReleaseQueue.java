@@ -52,8 +52,16 @@ final class ReleaseQueue {
     if (waitsForAnEarlierTurn(key, instance, circuit, settings, fellows, started, now)) {
       return Optional.of(settings.releaseSpacing());
     }
-    return gate.hold(instance.getMetadata().getNamespace() + "/" + policy + "/" + settings.name(),
-        settings.releaseSpacing(), now);
+    return gate.hold(slotKey(instance, policy, settings), settings.releaseSpacing(), now);
+  }
+
+  /** The pod of a start this queue let go was created at {@code at} (see {@link ReleaseGate#created}). */
+  void created(AgentInstance instance, String policy, DependencySettings settings, Instant at) {
+    gate.created(slotKey(instance, policy, settings), settings.releaseSpacing(), at);
+  }
+
+  private static String slotKey(AgentInstance instance, String policy, DependencySettings settings) {
+    return instance.getMetadata().getNamespace() + "/" + policy + "/" + settings.name();
   }
 
   /**

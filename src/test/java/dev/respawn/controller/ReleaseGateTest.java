@@ -32,6 +32,24 @@ class ReleaseGateTest {
     }
   }
 
+  /**
+   * §11 "at most releaseRate per second", at the server: a create that took long (a new process's first) moves the
+   * next slot to one spacing after it was taken, so the next create, quick again, does not follow it too closely.
+   */
+  @Test
+  void theNextSlotCountsFromWhenTheServerTookThePod() {
+    ReleaseGate gate = new ReleaseGate();
+    Duration second = Duration.ofSeconds(1);
+    assertThat(gate.hold("agents/fleet/model-api", second, T0)).isEmpty();
+    gate.created("agents/fleet/model-api", second, T0.plusMillis(700));
+    assertThat(gate.hold("agents/fleet/model-api", second, T0.plusMillis(1050))).contains(Duration.ofMillis(650));
+    assertThat(gate.hold("agents/fleet/model-api", second, T0.plusMillis(1700))).isEmpty();
+    // a quick create moves the slot the decision took by its own few milliseconds only
+    gate.created("agents/fleet/model-api", second, T0.plusMillis(1710));
+    assertThat(gate.hold("agents/fleet/model-api", second, T0.plusMillis(2700))).contains(Duration.ofMillis(10));
+    assertThat(gate.hold("agents/fleet/model-api", second, T0.plusMillis(2710))).isEmpty();
+  }
+
   static Decision start(boolean existing) {
     PodStart start = new PodStart(2, "coder-2", 0, Optional.empty(), Optional.empty(), Optional.of("model-api"),
         java.time.Instant.parse("2026-11-21T10:00:00Z"));
