@@ -124,7 +124,8 @@ final class FailureSteps {
     s.circuit = CircuitBreaker.recordFailure(s.circuit, p.circuitBreaker(), d.now);
     if (before != CircuitState.Open && s.circuit.state() == CircuitState.Open) {
       d.notice(Notice.warning(EventReason.CircuitBreakerStateChanged, "[RST] Circuit breaker opened for " + d.instance()
-          + ", reset in " + GoDuration.format(p.circuitBreaker().openDuration()) + " (" + before + " -> Open)"));
+          + (p.circuitBreaker().latch() ? ", latched: it stays Open until a resume"
+              : ", reset in " + GoDuration.format(p.circuitBreaker().openDuration())) + " (" + before + " -> Open)"));
     }
     // f. retries exhausted
     if (s.attempt > c.maxRetries()) {

@@ -350,9 +350,11 @@ class RestartEvaluatorTest {
     @Test
     void suspendingALatchedInstanceLeavesItEscalatedUntilAResume() {
       AgentSim s = sim(circuit(retries(Specs.spec(), 10), 1, "10m", "5m", true)).started();
-      s.exit(1);
+      Decision latched = s.exit(1);
       assertThat(s.state.phase).isEqualTo(Phase.Escalated);
       assertThat(s.state.terminalReason).isEqualTo(TerminalReason.CircuitBreakerOpen);
+      assertThat(latched.notices()).anySatisfy(n -> assertThat(n.message())
+          .contains("Circuit breaker opened for coder, latched: it stays Open until a resume").doesNotContain("reset in"));
       InstanceState escalated = s.state.copy();
       s.suspend = true;
       Decision suspended = s.reconcile();
