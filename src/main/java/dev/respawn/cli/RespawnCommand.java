@@ -17,8 +17,17 @@ public final class RespawnCommand {
     // before anything logs: logback reads the format when it starts
     dev.respawn.observability.LogFormat.apply(System.getenv(dev.respawn.observability.LogFormat.VARIABLE),
         System.err);
-    CommandLine cli = withUsageErrors(new CommandLine(new RespawnCommand()));
+    CommandLine cli = withUsageErrors(withFleetStory(new CommandLine(new RespawnCommand())));
     System.exit(cli.execute(withDefaultCommand(args, cli.getSubcommands().keySet())));
+  }
+
+  /**
+   * {@code simulate fleet}: the fleet story of api.md §11 under the command the contract names ("kubectl respawn
+   * simulate can play a fleet story"), the same command as {@code simulate-fleet}.
+   */
+  static CommandLine withFleetStory(CommandLine cli) {
+    cli.getSubcommands().get("simulate").addSubcommand("fleet", SimulateFleetCommand.class);
+    return cli;
   }
 
   /**

@@ -73,8 +73,9 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Kubeconfig file for --policy (default: $KUBECONFIG, ~/.kube/config, or in-cluster).")
   Path kubeconfig;
 
-  @Option(names = "--story", required = true, paramLabel = "STORY",
-      description = "The failure story: the compact form (see below), or a YAML story file.")
+  @Option(names = "--story", paramLabel = "STORY",
+      description = "The failure story (required): the compact form (see below), or a YAML story file. A fleet "
+          + "story (many instances, an outage of a shared dependency): simulate fleet --help.")
   String story;
 
   @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "table",
@@ -128,6 +129,9 @@ public final class SimulateCommand implements Callable<Integer> {
         + "changes.");
     lines.add("");
     lines.add("Exit codes: 0 simulated; 2 invalid policy, story or usage; 1 cluster error.");
+    lines.add("");
+    wrap(lines, "", "A fleet story (N instances of one policy, an outage of a shared dependency): simulate fleet "
+        + "-f FILE [--instances N] [--outage-start D] [--outage-end D] (see simulate fleet --help).");
     return lines.toArray(String[]::new);
   }
 
@@ -152,6 +156,10 @@ public final class SimulateCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (story == null) { // not required by picocli: `simulate fleet` comes without it
+      return fail(err, INVALID, "missing --story STORY, the failure story of one agent (see 'respawn simulate "
+          + "--help'); a fleet story: respawn simulate fleet -f FILE");
+    }
     try {
       Loaded loaded = loadPolicy();
       SimulationReport report;

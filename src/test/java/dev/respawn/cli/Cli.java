@@ -57,7 +57,8 @@ final class Cli {
   static Result run(PluginEnvironment environment, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cli = RespawnCommand.withUsageErrors(new CommandLine(RespawnCommand.class, environment.factory()));
+    CommandLine cli = RespawnCommand.withUsageErrors(RespawnCommand.withFleetStory(
+        new CommandLine(RespawnCommand.class, environment.factory())));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     int exit = cli.execute(RespawnCommand.withDefaultCommand(args));

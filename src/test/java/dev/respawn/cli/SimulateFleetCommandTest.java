@@ -30,7 +30,8 @@ class SimulateFleetCommandTest {
   static String[] run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cli = new CommandLine(RespawnCommand.class);
+    CommandLine cli = RespawnCommand.withUsageErrors(RespawnCommand.withFleetStory(
+        new CommandLine(RespawnCommand.class)));
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
     int code = cli.execute(args);
@@ -47,6 +48,19 @@ class SimulateFleetCommandTest {
         .containsPattern("instances escalated\\s+0\\s+50")
         .containsPattern("failures counted against agents \\(retries\\)\\s+2\\s+200")
         .containsPattern("all running again after the recovery\\s+\\+1m\\d+(\\.\\d+)?s\\s+never");
+  }
+
+  /** api.md §11 "kubectl respawn simulate can play a fleet story": the same story as {@code simulate fleet}. */
+  @Test
+  void simulateFleetIsTheSameStory() throws Exception {
+    Path policy = Files.writeString(tmp.resolve("fleet.yaml"), POLICY);
+    String[] fleet = run("simulate", "fleet", "-f", policy.toString(), "--instances", "3", "--outage-end", "1m");
+    assertThat(fleet[0]).as(fleet[2]).isEqualTo("0");
+    String[] dashed = run("simulate-fleet", "-f", policy.toString(), "--instances", "3", "--outage-end", "1m");
+    assertThat(fleet[1]).contains("When each instance restarts").isEqualTo(dashed[1]);
+    String[] story = run("simulate", "-f", policy.toString());
+    assertThat(story[0]).isEqualTo("2");
+    assertThat(story[2]).contains("--story", "simulate fleet");
   }
 
   /** api.md §11: the fleet story shows when each instance restarts. */
