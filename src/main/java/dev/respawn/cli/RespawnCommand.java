@@ -26,7 +26,9 @@ public final class RespawnCommand {
    * simulate can play a fleet story"), the same command as {@code simulate-fleet}.
    */
   static CommandLine withFleetStory(CommandLine cli) {
-    cli.getSubcommands().get("simulate").addSubcommand("fleet", SimulateFleetCommand.class);
+    CommandLine simulate = cli.getSubcommands().get("simulate");
+    simulate.addSubcommand("fleet", SimulateFleetCommand.class);
+    simulate.getSubcommands().get("fleet").getCommandSpec().name("fleet"); // its usage and errors say so
     return cli;
   }
 

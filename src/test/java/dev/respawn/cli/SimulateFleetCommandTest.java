@@ -58,6 +58,8 @@ class SimulateFleetCommandTest {
     assertThat(fleet[0]).as(fleet[2]).isEqualTo("0");
     String[] dashed = run("simulate-fleet", "-f", policy.toString(), "--instances", "3", "--outage-end", "1m");
     assertThat(fleet[1]).contains("When each instance restarts").isEqualTo(dashed[1]);
+    String[] missing = run("simulate", "fleet");
+    assertThat(missing[2]).contains("see 'respawn simulate fleet --help'");
     String[] story = run("simulate", "-f", policy.toString());
     assertThat(story[0]).isEqualTo("2");
     assertThat(story[2]).contains("--story", "simulate fleet");
