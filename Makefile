@@ -3,16 +3,21 @@ MVN ?= mvn -B
 MAVEN_ARGS ?=
 REALAPI ?= ../shared/tools/realapi
 
-.PHONY: build test crds bench test-realapi mutation clean sandbox image image-tar
+.PHONY: build test acceptance crds bench test-realapi mutation clean sandbox image image-tar
 
 ## build: the runnable jar, target/respawn.jar
 build:
 	$(MVN) $(MAVEN_ARGS) -DskipTests package
 
-## test: the whole test suite (unit, property, CRD, scenario; the real-API-server test runs when
-## RESPAWN_REALAPI_KUBECONFIG points at one, see test-realapi)
+## test: the whole test suite (unit, property, CRD, scenario; then the acceptance suite against the built jar;
+## the real-API-server test runs when RESPAWN_REALAPI_KUBECONFIG points at one, see test-realapi)
 test:
 	$(MVN) $(MAVEN_ARGS) verify
+
+## acceptance: only the black-box acceptance suite (src/test/java/dev/respawn/acceptance, *IT): the jar
+## as a child process against a mock API server, the tests playing kubelet and agent; `make test` runs it too
+acceptance:
+	$(MVN) $(MAVEN_ARGS) verify -DskipUnitTests=true
 
 ## crds: regenerate the committed CRDs from the Java classes: crds/, and the copies the kustomize base
 ## (deploy/crds/) and the Helm chart (deploy/helm/respawn/crds/) install (tests check all three are equal)
