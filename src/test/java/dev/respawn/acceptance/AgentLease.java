@@ -61,9 +61,15 @@ final class AgentLease implements AutoCloseable {
 
   /** Renews every periodMillis until the returned handle is cancelled (or the Lease is gone). */
   ScheduledFuture<?> keepRenewing(String ns, String lease, String holder, long periodMillis) {
+    return keepRenewing(ns, lease, holder, periodMillis, Map.of());
+  }
+
+  /** Renews with these annotations at every renewal (what another writer set in between is overwritten). */
+  ScheduledFuture<?> keepRenewing(String ns, String lease, String holder, long periodMillis,
+      Map<String, String> annotations) {
     return agents.scheduleAtFixedRate(() -> {
       try {
-        renew(ns, lease, holder);
+        renew(ns, lease, holder, annotations);
       } catch (RuntimeException e) {
         // the Lease may be gone with its instance; keep trying
       }

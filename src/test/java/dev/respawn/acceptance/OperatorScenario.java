@@ -32,8 +32,9 @@ abstract class OperatorScenario {
   Kubelet kubelet;
   AgentLease agent;
   PluginCli plugin;
-  /** This test's namespace. */
+  /** This test's namespace (named after the test, numbered: a parameterized test has one per invocation). */
   String ns;
+  private int testsRun;
 
   @BeforeAll
   void startClusterAndOperator() throws Exception {
@@ -52,8 +53,9 @@ abstract class OperatorScenario {
   @BeforeEach
   void namespaceForThisTest(TestInfo info) {
     String m = info.getTestMethod().map(x -> x.getName()).orElse("t");
-    ns = m.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "");
-    ns = ns.substring(0, Math.min(ns.length(), 55)).replaceAll("-$", "");
+    String name = m.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "");
+    String numbered = "t" + testsRun++ + "-" + name;
+    ns = numbered.substring(0, Math.min(numbered.length(), 55)).replaceAll("-+$", "");
   }
 
   @AfterAll
