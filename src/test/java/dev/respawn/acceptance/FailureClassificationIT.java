@@ -67,14 +67,6 @@ class FailureClassificationIT extends OperatorScenario {
   }
 
   @Test
-  void deadlineExceededIsATimeout() {
-    running("dl");
-    kubelet.terminated(ns, "dl-1", 1, "DeadlineExceeded", null);
-    expectFailure(awaitFailureOf("dl", "dl-1"), "dl-1", "Timeout", "Timeout", true);
-    awaitPod("dl-2");
-  }
-
-  @Test
   void anyOtherExitIsAToolFailureRefinedByTheTerminationMessage() {
     running("net");
     kubelet.terminated(ns, "net-1", 1, "Error", "network_timeout: upstream did not answer");

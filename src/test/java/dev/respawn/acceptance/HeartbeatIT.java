@@ -23,15 +23,6 @@ class HeartbeatIT extends OperatorScenario {
   }
 
   @Test
-  void theOperatorCreatesTheLeaseOwnedByTheInstance() {
-    instance("own", "hb", "heartbeat: {leaseName: own-beat}");
-    await().atMost(PATIENCE).until(() -> agent.get(ns, "own-beat") != null);
-    Lease l = agent.get(ns, "own-beat");
-    String uid = cluster.instance(ns, "own").getMetadata().getUid();
-    assertThat(l.getMetadata().getOwnerReferences()).anySatisfy(r -> assertThat(r.getUid()).isEqualTo(uid));
-  }
-
-  @Test
   void aFreshHealthyHeartbeatIsReadyAndAStaleOneEndsTheRunAsATimeout() {
     instance("st", "hb");
     awaitPod("st-1");

@@ -45,30 +45,6 @@ class PodStartIT extends OperatorScenario {
   }
 
   @Test
-  void withoutAgentContainerTheFirstContainerDecides() {
-    instanceWithPodSpec("first", "nohb", "", "containers:\n- {name: main, image: example/agent:1}\n"
-        + "- {name: helper, image: example/helper:1}");
-    startRun("first", "first-1");
-    kubelet.setStatus(ns, "first-1", podStatus("Failed", List.of(
-        container("main", terminatedState(7, "Error", "main died"), false),
-        container("helper", terminatedState(0, "Completed", null), false)), false));
-    JsonNode s = awaitFailureOf("first", "first-1");
-    assertThat(s.path("lastFailure").path("exitCode").asInt()).isEqualTo(7);
-  }
-
-  @Test
-  void anImagePullErrorShowsOnReadyAndNeverFailsWithoutAHeartbeatPolicy() {
-    instance("pull", "nohb");
-    awaitPod("pull-1");
-    kubelet.waiting(ns, "pull-1", "ErrImagePull", "rpc error: not found");
-    awaitStatus("pull", s -> "False/ErrImagePull".equals(readyReason(s)));
-    kubelet.waiting(ns, "pull-1", "ImagePullBackOff", "Back-off pulling image");
-    awaitStatus("pull", s -> "False/ImagePullBackOff".equals(readyReason(s)));
-    holdsFor(Duration.ofSeconds(5), () -> status("pull").path("lastFailure").path("pod").asText("").isEmpty()
-        && pod("pull-2") == null);
-  }
-
-  @Test
   void aPodThatCannotStartFailsAsInitializationFailedWhenStartupGraceRunsOut() {
     instance("ccc", "hb");
     awaitPod("ccc-1");

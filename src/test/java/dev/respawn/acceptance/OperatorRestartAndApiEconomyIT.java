@@ -1,0 +1,112 @@
+package dev.respawn.acceptance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * api.md §12 (the operator writes when something changed, never because time passed; a restarted operator writes
+ * nothing for an instance whose state did not change) and §3 (a restart scheduled before the operator died
+ * happens at nextRestartAt, once, by the new operator). The operator process is killed (SIGKILL) and started again.
+ */
+class OperatorRestartAndApiEconomyIT extends OperatorScenario {
+
+  List<ApiRequest> writesInThisNamespaceSince(Instant since) {
+    return cluster.operatorWritesSince(since).stream().filter(r -> r.path().contains("/namespaces/" + ns + "/"))
+        .toList();
+  }
+
+  Instant restartOperator() throws Exception {
+    operator.kill();
+    Instant restarted = Instant.now();
+    operator.start();
+    await().atMost(PATIENCE).until(() -> cluster.operatorRequestedSince(restarted));
+    return restarted;
+  }
+
+  @Test
+  void aHealthyHeartbeatingInstanceCostsNoWritesHoweverLongItRuns() {
+    policy("p", "heartbeat: {timeout: 3s, startupGrace: 3s}\nresume: {mode: 'Off'}");
+    instance("h", "p");
+    awaitPod("h-1");
+    await().atMost(PATIENCE).until(() -> agent.get(ns, "h") != null);
+    ScheduledFuture<?> beating = agent.keepRenewing(ns, "h", "h-1", 500);
+    try {
+      kubelet.running(ns, "h-1");
+      awaitStatus("h", s -> "True".equals(condition(s, "Ready").path("status").asText()));
+      Instant atRest = Instant.now();
+      holdsFor(Duration.ofSeconds(8), () -> writesInThisNamespaceSince(atRest).isEmpty());
+      assertThat(phase("h")).isEqualTo("Running");
+    } finally {
+      beating.cancel(false);
+    }
+  }
+
+  @Test
+  void aRestartedOperatorWritesNothingForInstancesWhoseStateDidNotChange() throws Exception {
+    policy("slow", "backoff: {type: Linear, initialDelay: 120s, maxDelay: 300s}\nmaxRetries: 3\nresume: {mode: 'Off'}");
+    policy("esc", "backoff: {type: Immediate}\nmaxRetries: 0\nresume: {mode: 'Off'}");
+    policy("circ", "backoff: {type: Immediate}\nmaxRetries: 5\nresume: {mode: 'Off'}\n"
+        + "circuitBreaker: {failureThreshold: 1, window: 10m, openDuration: 120s}");
+    policy("hb", "heartbeat: {timeout: 4s, startupGrace: 4s}\nresume: {mode: 'Off'}");
+    Map<String, String> instances = Map.of("backoff", "slow", "failed", "slow", "succeeded", "slow",
+        "running", "slow", "escalated", "esc", "circuit", "circ", "beating", "hb");
+    instances.forEach(this::instance);
+    awaitPod("beating-1");
+    await().atMost(PATIENCE).until(() -> agent.get(ns, "beating") != null);
+    ScheduledFuture<?> beating = agent.keepRenewing(ns, "beating", "beating-1", 500);
+    try {
+      for (String n : instances.keySet()) {
+        startRun(n, n + "-1");
+      }
+      kubelet.terminated(ns, "backoff-1", 1, "Error", "boom");
+      kubelet.terminated(ns, "failed-1", 1, "Error", "invalid_configuration: bad key");
+      kubelet.terminated(ns, "succeeded-1", 0, "Completed", null);
+      kubelet.terminated(ns, "escalated-1", 1, "Error", "boom");
+      kubelet.terminated(ns, "circuit-1", 1, "Error", "boom");
+      awaitPhase("backoff", "Backoff");
+      awaitPhase("failed", "Failed");
+      awaitPhase("succeeded", "Succeeded");
+      awaitPhase("escalated", "Escalated");
+      awaitPhase("circuit", "CircuitOpen");
+      awaitStatus("beating", s -> "True".equals(condition(s, "Ready").path("status").asText()));
+      Instant atRest = Instant.now();
+      holdsFor(Duration.ofSeconds(3), () -> writesInThisNamespaceSince(atRest).isEmpty());
+
+      Instant restarted = restartOperator();
+      holdsFor(Duration.ofSeconds(10), () -> writesInThisNamespaceSince(restarted).isEmpty());
+      assertThat(phase("beating")).isEqualTo("Running");
+    } finally {
+      beating.cancel(false);
+    }
+  }
+
+  @Test
+  void aRestartScheduledBeforeTheOperatorDiedHappensOnceAtNextRestartAt() throws Exception {
+    policy("p", "backoff: {type: Linear, initialDelay: 12s, maxDelay: 60s}\nmaxRetries: 3\nresume: {mode: 'Off'}");
+    instance("a", "p");
+    startRun("a", "a-1");
+    kubelet.terminated(ns, "a-1", 1, "Error", "boom");
+    Instant next = Instant.parse(awaitPhase("a", "Backoff").path("nextRestartAt").asText());
+    restartOperator();
+
+    await().atMost(PATIENCE).until(() -> pod("a-2") != null);
+    Instant created = Instant.now();
+    assertThat(created).as("not before nextRestartAt " + next).isAfterOrEqualTo(next.minusSeconds(1));
+    assertThat(created).as("on time").isBefore(next.plusSeconds(10));
+    startRun("a", "a-2");
+    holdsFor(Duration.ofSeconds(3), () -> pod("a-3") == null);
+    assertThat(cluster.podCreatesIn(ns)).as("pod creates, by both operators").isEqualTo(2);
+    JsonNode s = status("a");
+    assertThat(s.path("run").asInt()).isEqualTo(2);
+    assertThat(s.path("restarts").asInt()).isEqualTo(1);
+    assertThat(s.path("attempt").asInt()).isEqualTo(1);
+  }
+}
