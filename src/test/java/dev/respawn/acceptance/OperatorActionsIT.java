@@ -90,8 +90,8 @@ class OperatorActionsIT extends OperatorScenario {
     awaitPhase("ae", "Escalated");
     int before = events("ae").size();
     cluster.annotate(ns, "ae", RESTART, "r-1");
-    await().atMost(PATIENCE).until(() -> events("ae").stream().skip(0).anyMatch(e -> "Warning".equals(e.getType())
-        && e.getNote() != null && e.getNote().contains("resume")) && events("ae").size() > before);
+    await().atMost(PATIENCE).until(() -> events("ae").size() > before && events("ae").stream()
+        .anyMatch(e -> "Warning".equals(e.getType()) && e.getNote() != null && e.getNote().contains("resume")));
     holdsFor(Duration.ofSeconds(2), () -> pod("ae-2") == null && "Escalated".equals(phase("ae")));
 
     cluster.annotate(ns, "ae", RESUME, "z-1");
