@@ -68,8 +68,11 @@ final class MockCluster implements AutoCloseable {
     server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), recording, false);
     server.init(InetAddress.getLoopbackAddress(), 0);
     String url = server.url("/");
+    // HTTP/1.1, as the mock server's own clients: the JDK client's cleartext HTTP/2 upgrade on the first request
+    // to a fresh mock server hung once in CI (the CRD create below never answered)
     client = new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl(url).withTrustCerts(true)
-        .withUserAgent(TEST_AGENT).withRequestRetryBackoffLimit(3).build()).build();
+        .withHttp2Disable(true).withRequestTimeout(30_000).withUserAgent(TEST_AGENT).withRequestRetryBackoffLimit(3)
+        .build()).build();
     Path crds = Path.of(System.getProperty("respawn.crds", "crds"));
     for (String f : List.of("agentrestartpolicies.respawn.dev.yaml", "agentinstances.respawn.dev.yaml")) {
       try (InputStream in = Files.newInputStream(crds.resolve(f))) {

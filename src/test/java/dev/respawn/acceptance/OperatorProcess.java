@@ -53,6 +53,7 @@ final class OperatorProcess implements AutoCloseable {
     cmd.addAll(extraArgs);
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("KUBECONFIG", cluster.kubeconfig.toString());
+    pb.environment().put("KUBERNETES_HTTP2_DISABLE", "true"); // fabric8's switch: HTTP/1.1 to the cleartext mock
     process = pb.start();
     return this;
   }

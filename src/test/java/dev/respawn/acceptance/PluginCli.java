@@ -24,6 +24,7 @@ final class PluginCli {
     Path err = Files.createTempFile(cluster.dir, "cli", ".err");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
     pb.environment().put("KUBECONFIG", cluster.kubeconfig.toString());
+    pb.environment().put("KUBERNETES_HTTP2_DISABLE", "true"); // fabric8's switch: HTTP/1.1 to the cleartext mock
     Process p = pb.start();
     if (!p.waitFor(90, TimeUnit.SECONDS)) {
       p.destroyForcibly();
