@@ -8,7 +8,6 @@ import dev.respawn.policy.Decision.Liveness;
 import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.Decision.PodStart;
 import dev.respawn.policy.InstanceState.DecisionInfo;
-import dev.respawn.policy.InstanceState.FailureInfo;
 import dev.respawn.policy.InstanceState.RestartInfo;
 import dev.respawn.policy.InstanceState.RunInfo;
 import java.time.Duration;
@@ -155,44 +154,8 @@ final class DecisionDraft {
   }
 
   String escalationMessage(ReasonCode code) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(state.phase).append(" (").append(code).append(")");
-    DecisionInfo decided = state.lastDecision;
-    if (code == ReasonCode.INVALID_TEMPLATE && decided != null && decided.message() != null) {
-      sb.append(": the API server rejected the pod template: ").append(decided.message())
-          .append(". Fix spec.template");
-    }
-    FailureInfo f = state.lastFailure;
-    if (f != null) {
-      sb.append(". Last failure: pod ").append(f.pod()).append(", class ").append(f.interruptionClass());
-      if (f.exitCode() != null) {
-        sb.append(", exit code ").append(f.exitCode());
-      }
-      if (f.reason() != null) {
-        sb.append(", reason ").append(f.reason());
-      }
-      if (f.message() != null && !f.message().isEmpty()) {
-        sb.append(", message \"").append(f.message()).append('"');
-      }
-    }
-    // what to inspect is the run that just ended: the last failure may be older (runs since restarted without
-    // failing, by exit code 42 or by hand, until the restart window was full; a lifecycle before a resume)
-    String pod = state.currentPod != null ? state.currentPod : f != null ? f.pod() : null;
-    if (f != null && pod != null && !pod.equals(f.pod())) {
-      sb.append(". Last run: pod ").append(pod).append(", ended without a failure");
-    }
-    // no pod ran (a template the API server refused at the first run): nothing to read logs of
-    String checklist = ". Inspect: " + (pod == null ? "" : "kubectl logs " + pod + " -n " + obs.namespace() + "; ")
-        + "kubectl describe agentinstance " + obs.instance() + " -n " + obs.namespace()
-        + ". Continue: kubectl annotate agentinstance " + obs.instance()
-        + " respawn.dev/resume=<id> --overwrite, or kubectl respawn resume " + obs.instance() + " --force";
-    // an Event's note holds 1024 bytes: the failure's context gives way, the checklist is always whole
-    int room = Math.max(0, ESCALATION_BYTES - checklist.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
-    return Bounds.truncateUtf8(sb.toString(), room) + checklist;
+    return EscalationNote.of(state, obs.namespace(), obs.instance(), code);
   }
-
-  /** The most an escalation message may take: an Event's note (kube-apiserver refuses more than 1024 bytes). */
-  static final int ESCALATION_BYTES = 1024;
 
   /** Schedules the next run at {@code at} (now or later), phase Backoff. */
   void scheduleRestart(Instant at, RestartInfo restart) {
