@@ -84,6 +84,19 @@ final class FailureSteps {
         Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now, null);
     String summary = Bounds.truncateUtf8(cls + "/" + c.failureReason() + (e.exitCode() != null ? " exit "
         + e.exitCode() : "") + (e.reason() != null ? " " + e.reason() : ""), Bounds.MESSAGE_BYTES);
+    // d. Ignore (taken here, after a. and c. still win): restart at once, not a failure, so told as a scheduled
+    // restart and not as a Warning; the rule's cooldown, if it has one, is still its minimum delay
+    if (c.action() == FailureAction.Ignore && p.backoff().type() != BackoffType.None
+        && cls != InterruptionClass.Unknown) {
+      ReasonCode decided = restartNotBefore(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system",
+          c.cooldown().orElse(Duration.ZERO));
+      d.recordRunEnd(e.podUid(), RunOutcome.Ignored, cls, e.exitCode(), decided);
+      if (decided == ReasonCode.FAILURE_IGNORED) {
+        d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] Restart scheduled for " + d.instance() + " at "
+            + s.nextRestartAt + ": " + summary + " ignored by rule " + c.rule()));
+      }
+      return;
+    }
     d.notice(Notice.warning(EventReason.RestartFailed, "[RST] Restart failed for " + d.instance() + ": " + summary));
     // a. backoff type None: never restart a failure
     if (p.backoff().type() == BackoffType.None) {
@@ -102,13 +115,6 @@ final class FailureSteps {
       resume(d, cls, Duration.ZERO); // status.resume shows why no resume either (api.md §7), with the checkpoint
       end(d, e, cls, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS, c.maxRetries(), false);
       d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, ReasonCode.RESUME_UNKNOWN_INTERRUPTION_CLASS);
-      return;
-    }
-    // d. Ignore: restart at once, not a failure; the rule's cooldown, if it has one, is still its minimum delay
-    if (c.action() == FailureAction.Ignore) {
-      ReasonCode decided = restartNotBefore(d, RestartKind.Ignored, summary, ReasonCode.FAILURE_IGNORED, "system",
-          c.cooldown().orElse(Duration.ZERO));
-      d.recordRunEnd(e.podUid(), RunOutcome.Ignored, cls, e.exitCode(), decided);
       return;
     }
     // d2. blamed on a shared dependency whose circuit is Open or HalfOpen, or that this failure opens

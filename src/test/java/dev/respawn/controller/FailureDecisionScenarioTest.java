@@ -129,6 +129,12 @@ class FailureDecisionScenarioTest extends MockClusterScenario {
       assertThat(r.exitCode).isEqualTo(3);
     });
     assertThat(f.podsEverCreated("d-ignore")).containsExactly("d-ignore-1", "d-ignore-2");
+    // no failure, so no Warning: the decision is told as the restart it schedules
+    f.awaitEvent("d-ignore", e -> {
+      assertThat(e.getReason()).isEqualTo("RestartScheduled");
+      assertThat(e.getType()).isEqualTo("Normal");
+      assertThat(e.getNote()).contains("ignored by rule flaky-tool");
+    });
   }
 
   @Test

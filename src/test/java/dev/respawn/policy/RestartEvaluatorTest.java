@@ -1042,6 +1042,25 @@ class RestartEvaluatorTest {
       assertThat(s.state.restarts).isEqualTo(1);
       assertThat(s.state.history).last().extracting(InstanceState.RunInfo::outcome).isEqualTo(RunOutcome.Ignored);
       assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Ignored);
+      // the user said this ending is no failure: a scheduled restart is told, no Warning RestartFailed
+      assertThat(d.notices()).noneSatisfy(n -> assertThat(n.type()).isEqualTo(EventType.Warning));
+      assertThat(d.notices()).anySatisfy(n -> {
+        assertThat(n.reason()).isEqualTo(EventReason.RestartScheduled);
+        assertThat(n.message()).contains("ignored by rule flaky-tool").contains("exit 75");
+      });
+    }
+
+    @Test
+    void dAnIgnoreRuleUnderBackoffNoneStillFailsAndWarns() {
+      // step a. comes before d.: a policy that never restarts a failure does not restart an ignored one either
+      FailureRule ignore = rule("flaky-tool", "Ignore");
+      ignore.match.exitCodes = List.of(75);
+      AgentRestartPolicySpec spec = rules(backoff("None", "1s", 2.0, "10s"), ignore);
+      AgentSim s = sim(spec).started();
+      Decision d = s.exit(75);
+      assertThat(s.state.phase).isEqualTo(Phase.Failed);
+      assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.POLICY_NONE);
+      assertThat(reasons(d)).contains("RestartFailed");
     }
 
     @Test
