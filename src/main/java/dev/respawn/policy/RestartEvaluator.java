@@ -101,9 +101,9 @@ public final class RestartEvaluator {
       } else {
         lookAgainUnseen(d);
       }
-      d.deferStatus = unchanged && s.run > 1 && d.reasonCode == null && awaitingFirstSign(d, made);
-    } else if (d.notices.isEmpty() && d.reasonCode == null && onlyNowRunning(current, s)) {
-      d.deferStatus = d.currentPod().map(p -> awaitingFirstSign(d, p.createdAt())).orElse(false);
+      d.deferStatus = unchanged && s.run > 1 && d.reasonCode == null && QuietStart.awaitingFirstSign(d, made);
+    } else if (d.notices.isEmpty() && d.reasonCode == null && QuietStart.onlyNowRunning(current, s)) {
+      d.deferStatus = d.currentPod().map(p -> QuietStart.awaitingFirstSign(d, p.createdAt())).orElse(false);
     }
     if (s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen) {
       d.wakeAt(s.nextRestartAt);
@@ -122,78 +122,6 @@ public final class RestartEvaluator {
     DecisionDraft d = decide(policy, current, seen, now, random, false);
     SpawnFailure.apply(d, invalidTemplate, message);
     return d.build();
-  }
-
-  /**
-   * How long a start may stay unwritten while its pod shows no sign: a pod that runs within it (a cached
-   * image starts in a second or two) costs no write of its own; one that takes longer (a slow image pull, no
-   * node takes it) is shown Starting. Short enough that status never shows a wait that is over for long.
-   */
-  public static final Duration QUIET_START = Duration.ofSeconds(5);
-
-  /**
-   * A restart that is all a decision changed need not be written yet (api.md §12): the next run's pod
-   * carries it (see {@link RunObserver}) until the run gives a user something to act on: it runs (with
-   * heartbeats required: its agent renewed the Lease, so that Running and Ready are one write, not two
-   * a moment apart), it cannot start (a waiting reason), or it ends. A pod not running yet waits for
-   * {@link #QUIET_START} at most, after which status shows the run Starting; a running pod waits for its
-   * agent's first renewal until {@link #FIRST_RENEWAL} after its start at most (and QUIET_START plus
-   * FIRST_RENEWAL after it was made), after which status shows it Running and waiting for its first heartbeat.
-   */
-  private static boolean awaitingFirstSign(DecisionDraft d, Instant made) {
-    String reason = d.liveness == null ? LivenessGate.POD_NOT_RUNNING : d.liveness.reason();
-    Instant shown = (made == null ? d.now : made).plus(QUIET_START);
-    if (d.state.phase == Phase.Running) {
-      Optional<Instant> renewalDue = firstRenewalDue(d, reason);
-      if (renewalDue.isEmpty()) {
-        return false;
-      }
-      // a node clock ahead clamps the pod's start to now at every look: the quiet start and one first renewal's
-      // wait bound it all the same
-      Instant latest = shown.plus(FIRST_RENEWAL);
-      shown = renewalDue.get().isBefore(latest) ? renewalDue.get() : latest;
-    } else if (d.state.phase != Phase.Starting || !LivenessGate.POD_NOT_RUNNING.equals(reason)) {
-      return false;
-    }
-    if (!d.now.isBefore(shown)) {
-      return false;
-    }
-    d.wakeAt(shown);
-    return true;
-  }
-
-  /**
-   * How long after its pod's start a run's status may wait for its agent's first renewal (an agent renews
-   * as it starts: a second or two); never more than half the startup grace, so that status shows a run that
-   * never renews Running well before it ends stale.
-   */
-  public static final Duration FIRST_RENEWAL = Duration.ofSeconds(3);
-
-  /**
-   * A run that runs while its agent has not renewed the Lease yet, with heartbeats required: until when its
-   * status may wait for that first renewal ({@link #FIRST_RENEWAL}).
-   */
-  private static Optional<Instant> firstRenewalDue(DecisionDraft d, String reason) {
-    Optional<Duration> timeout = d.policy.heartbeat().timeout();
-    Optional<PodView> pod = d.currentPod();
-    if (timeout.isEmpty() || pod.isEmpty() || !LivenessGate.STALE.equals(reason)
-        || LivenessGate.lastSeen(d.obs.lease().orElse(null)) != null) {
-      return Optional.empty();
-    }
-    Instant started = pod.get().startedBy(d.now);
-    Duration half = d.policy.heartbeat().startupGrace().orElse(timeout.get()).dividedBy(2);
-    return Optional.ofNullable(started).map(t -> t.plus(half.compareTo(FIRST_RENEWAL) < 0 ? half : FIRST_RENEWAL));
-  }
-
-  /** The decision only saw the current run start running: Starting -> Running, nothing else. */
-  private static boolean onlyNowRunning(InstanceState before, InstanceState after) {
-    if (before.phase != Phase.Starting || after.phase != Phase.Running) {
-      return false;
-    }
-    InstanceState running = before.copy();
-    running.phase = Phase.Running;
-    running.runStartedAt = after.runStartedAt;
-    return running.equals(after);
   }
 
   /**
@@ -233,9 +161,7 @@ public final class RestartEvaluator {
     RestartPolicy p = d.policy;
     if (pod.stage() == PodView.Stage.RUNNING && s.phase != Phase.Running) {
       s.phase = Phase.Running;
-      // when this operator saw it running: pod times have whole-second precision, and a run must not
-      // look healthy for resetAfter before it was seen at all
-      s.runStartedAt = d.now;
+      s.runStartedAt = QuietStart.runningSince(d, pod);
     }
     LeaseView lease = d.obs.lease().orElse(null);
     Judgement j = LivenessGate.judge(p, lease, pod, s.runStartedAt, d.now);

@@ -10,7 +10,7 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.TerminalReason;
-import dev.respawn.policy.RestartEvaluator;
+import dev.respawn.policy.QuietStart;
 import dev.respawn.sandbox.Run;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import java.time.Duration;
@@ -274,8 +274,8 @@ class LifecycleScenarioTest extends MockClusterScenario {
     f.instance("slow", "fast");
     await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("slow-2") != null);
     // api.md §3.5: the next pod is created (phase Starting, then Running); a start is written with the
-    // run's first sign, or after RestartEvaluator.QUIET_START when its pod shows none
-    AgentInstance starting = await().atMost(RestartEvaluator.QUIET_START.plusSeconds(4))
+    // run's first sign, or after QuietStart.QUIET_START when its pod shows none
+    AgentInstance starting = await().atMost(QuietStart.QUIET_START.plusSeconds(4))
         .until(() -> f.get("slow"), i -> at(i, 2, Phase.Starting));
     assertThat(starting.getStatus().currentPod).isEqualTo("slow-2");
     assertThat(starting.getStatus().lastRestart.pod).isEqualTo("slow-2");

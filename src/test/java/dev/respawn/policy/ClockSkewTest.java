@@ -69,10 +69,10 @@ class ClockSkewTest {
         s.now.plus(Duration.ofMinutes(10)), null, null, true);
     assertThat(s.reconcile().deferStatus()).as("running, its agent has not renewed yet").isTrue();
     s.state = waiting;
-    s.now = made.plus(RestartEvaluator.QUIET_START).plus(RestartEvaluator.FIRST_RENEWAL).minusMillis(1);
+    s.now = made.plus(QuietStart.QUIET_START).plus(QuietStart.FIRST_RENEWAL).minusMillis(1);
     assertThat(s.reconcile().deferStatus()).isTrue();
     s.state = waiting;
-    s.now = made.plus(RestartEvaluator.QUIET_START).plus(RestartEvaluator.FIRST_RENEWAL);
+    s.now = made.plus(QuietStart.QUIET_START).plus(QuietStart.FIRST_RENEWAL);
     Decision shown = s.reconcile();
     assertThat(shown.deferStatus()).as("shown Running, waiting for the first heartbeat").isFalse();
     assertThat(shown.state().run).isEqualTo(2);

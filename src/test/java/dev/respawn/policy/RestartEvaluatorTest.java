@@ -1162,9 +1162,9 @@ class RestartEvaluatorTest {
       Decision start = s.reconcile();
       assertThat(start.start()).isPresent();
       assertThat(start.deferStatus()).as("api.md §12: no write of its own for a start").isTrue();
-      assertThat(start.wakeAt()).contains(s.now.plus(RestartEvaluator.QUIET_START));
+      assertThat(start.wakeAt()).contains(s.now.plus(QuietStart.QUIET_START));
       s.state = waiting; // what status still says: the start was not written
-      s.advance(RestartEvaluator.QUIET_START.minusSeconds(1));
+      s.advance(QuietStart.QUIET_START.minusSeconds(1));
       Decision quiet = s.reconcile();
       assertThat(quiet.start()).as("the pod exists").hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
       assertThat(quiet.startsExisting()).isTrue();
@@ -1193,7 +1193,7 @@ class RestartEvaluatorTest {
       assertThat(running.startsExisting()).isTrue();
       assertThat(running.state().phase).isEqualTo(Phase.Running);
       assertThat(running.deferStatus()).as("running, but its agent has not renewed yet: not Ready").isTrue();
-      assertThat(running.wakeAt()).contains(s.now.plus(RestartEvaluator.FIRST_RENEWAL));
+      assertThat(running.wakeAt()).contains(s.now.plus(QuietStart.FIRST_RENEWAL));
       s.state = waiting;
       s.advance(Duration.ofSeconds(1));
       s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
@@ -1209,12 +1209,12 @@ class RestartEvaluatorTest {
       AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "2m")).started();
       InstanceState waiting = s.failedAndRestartUnwritten();
       Instant made = s.now;
-      s.now = made.plus(RestartEvaluator.QUIET_START).minusSeconds(1);
+      s.now = made.plus(QuietStart.QUIET_START).minusSeconds(1);
       Decision running = s.running();
       assertThat(running.deferStatus()).as("it runs, within the quiet start").isTrue();
-      assertThat(running.wakeAt()).contains(s.now.plus(RestartEvaluator.FIRST_RENEWAL));
+      assertThat(running.wakeAt()).contains(s.now.plus(QuietStart.FIRST_RENEWAL));
       s.state = waiting;
-      s.now = made.plus(RestartEvaluator.QUIET_START).plusSeconds(1);
+      s.now = made.plus(QuietStart.QUIET_START).plusSeconds(1);
       assertThat(s.reconcile().deferStatus())
           .as("past the quiet start, but its agent still has time to renew: Running and Ready stay one write")
           .isTrue();
@@ -1238,16 +1238,64 @@ class RestartEvaluatorTest {
       assertThat(s.running().deferStatus()).isTrue();
       Instant started = s.now;
       s.state = waiting;
-      s.now = started.plus(RestartEvaluator.FIRST_RENEWAL).minusMillis(1);
+      s.now = started.plus(QuietStart.FIRST_RENEWAL).minusMillis(1);
       assertThat(s.reconcile().deferStatus()).isTrue();
       s.state = waiting;
-      s.now = started.plus(RestartEvaluator.FIRST_RENEWAL);
+      s.now = started.plus(QuietStart.FIRST_RENEWAL);
       Decision shown = s.reconcile();
       assertThat(shown.deferStatus()).isFalse();
       assertThat(shown.state().phase).isEqualTo(Phase.Running);
       assertThat(shown.liveness().ready()).isFalse();
       assertThat(shown.liveness().reason()).isEqualTo(LivenessGate.STALE);
       assertThat(shown.liveness().message()).startsWith("waiting for the first heartbeat");
+    }
+
+    @Test
+    void theStartupGraceCountsFromThePodsStartNotFromTheLaterWriteThatShowsItRunning() {
+      // api.md §5: fresh "within startupGrace of the pod's start"; the status write waits for a first renewal
+      // (half the grace here, 2.5 s), and that wait must not stretch the grace
+      AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "5s")).started();
+      s.exit(1);
+      InstanceState waiting = s.state.copy();
+      s.now = s.state.nextRestartAt;
+      s.reconcile();
+      s.state = waiting;
+      s.advance(Duration.ofSeconds(1));
+      Instant started = s.now;
+      assertThat(s.running().deferStatus()).isTrue();
+      s.state = waiting;
+      s.now = started.plus(Duration.ofMillis(2500));
+      Decision shown = s.reconcile();
+      assertThat(shown.deferStatus()).isFalse();
+      assertThat(shown.state().phase).isEqualTo(Phase.Running);
+      assertThat(shown.state().runStartedAt).isEqualTo(started);
+      s.state = shown.state();
+      s.now = started.plus(Duration.ofSeconds(5)).minusMillis(1);
+      assertThat(s.reconcile().state().run).as("within the grace").isEqualTo(2);
+      assertThat(s.state.phase).isEqualTo(Phase.Running);
+      s.now = started.plus(Duration.ofSeconds(5)).plusMillis(1);
+      Decision stale = s.reconcile();
+      assertThat(stale.state().lastFailure).isNotNull();
+      assertThat(stale.state().lastFailure.pod()).isEqualTo(shown.state().currentPod);
+      assertThat(stale.state().lastFailure.interruptionClass()).isEqualTo(InterruptionClass.Timeout);
+    }
+
+    @Test
+    void aNodeClockBehindShortensTheGraceByTheFirstRenewalsWaitAtMost() {
+      AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "10s")).started();
+      s.exit(1);
+      InstanceState waiting = s.state.copy();
+      s.now = s.state.nextRestartAt;
+      s.reconcile();
+      s.state = waiting;
+      s.advance(Duration.ofSeconds(20)); // a slow image pull, then the kubelet stamps its start a minute early
+      s.running();
+      s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(),
+          s.now.minusSeconds(60), null, null, true);
+      s.state = waiting;
+      Decision shown = s.reconcile();
+      assertThat(shown.state().phase).isEqualTo(Phase.Running);
+      assertThat(shown.state().runStartedAt).isEqualTo(s.now.minus(QuietStart.FIRST_RENEWAL));
     }
 
     @Test
@@ -1264,7 +1312,7 @@ class RestartEvaluatorTest {
       assertThat(running.state().phase).isEqualTo(Phase.Running);
       assertThat(running.deferStatus()).as("running, its agent has not renewed yet").isTrue();
       assertThat(running.wakeAt()).as("a few seconds for the first renewal")
-          .contains(s.now.plus(RestartEvaluator.FIRST_RENEWAL));
+          .contains(s.now.plus(QuietStart.FIRST_RENEWAL));
       s.state = starting; // not written
       s.advance(Duration.ofSeconds(1));
       s.heartbeat(dev.respawn.api.v1alpha1.HealthVerdict.Healthy);
