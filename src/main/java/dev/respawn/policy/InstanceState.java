@@ -177,8 +177,16 @@ public final class InstanceState {
      * {@code resume_blocked_cooldown} in lastDecision and history).
      */
     public ResumeInfo started() {
+      return started(true);
+    }
+
+    /**
+     * As {@link #started()}; {@code counted} false for the checkpoint a resume request hands over: it starts a new
+     * lifecycle, no failure sequence is open, so it uses none of the next sequence's resume attempts (api.md §1, §6).
+     */
+    public ResumeInfo started(boolean counted) {
       ReasonCode now = reasonCode == ReasonCode.RESUME_BLOCKED_COOLDOWN ? ReasonCode.RESUME_ALLOWED : reasonCode;
-      return new ResumeInfo(checkpoint, checkpointStatus, idempotent, eligible, now, 0, attempts + 1);
+      return new ResumeInfo(checkpoint, checkpointStatus, idempotent, eligible, now, 0, counted ? attempts + 1 : attempts);
     }
 
     public ResumeInfo withAttempts(int a) {

@@ -56,12 +56,14 @@ final class RunStart {
         s.lastRestart = s.lastRestart.started(podName, at);
         checkpoint = Optional.ofNullable(s.lastRestart.resumeCheckpoint());
       }
+      boolean requested = s.lastRestart != null && s.lastRestart.kind() == RestartKind.Resume;
       if (checkpoint.isPresent()) {
-        s.resume = s.resume.started();
+        s.resume = s.resume.started(!requested);
       }
       if (tell) {
         checkpoint.ifPresent(c -> d.notice(Notice.normal(EventReason.ResumeDecision, "Resumed " + d.instance()
-            + " from checkpoint " + c + " (resume attempt " + s.resume.attempts() + ")")));
+            + " from checkpoint " + c + (requested ? " (resume request: a new lifecycle)"
+            : " (resume attempt " + s.resume.attempts() + ")"))));
         d.notice(Notice.normal(EventReason.RestartStarted, "Restart started for " + d.instance() + ": pod " + podName
             + " replaces " + previous + " (attempt " + s.attempt + ")"));
       }

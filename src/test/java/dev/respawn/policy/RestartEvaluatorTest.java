@@ -2268,6 +2268,38 @@ class RestartEvaluatorTest {
   }
 
   /**
+   * api.md §1 resume.maxAttempts is "per failure sequence", §6 a resume request starts "a new lifecycle": the
+   * checkpoint it hands over is no attempt of the next sequence, which gets all of its own.
+   */
+  @Test
+  void aResumeRequestsCheckpointUsesNoneOfTheNextSequencesResumeAttempts() {
+    AgentSim s = sim(Specs.resume(Specs.spec(), "Require", 1)).started();
+    s.checkpoint("ckpt-1", "in_progress", true, true);
+    s.exit(1);
+    s.restartAndRun();
+    assertThat(s.state.resume.attempts()).isEqualTo(1);
+    s.checkpoint("ckpt-1", "in_progress", true, true);
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+    assertThat(s.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESUME_ATTEMPT_LIMIT_REACHED);
+    s.resumeRequest = new Request("again", null);
+    Decision resumed = s.reconcile();
+    assertThat(resumed.start()).hasValueSatisfying(p -> assertThat(p.resumeCheckpoint()).contains("ckpt-1"));
+    assertThat(resumed.notices()).anySatisfy(n -> assertThat(n.message()).contains("from checkpoint ckpt-1")
+        .contains("resume request"));
+    s.running();
+    assertThat(s.state.resume.attempts()).isZero();
+    s.checkpoint("ckpt-2", "in_progress", true, true);
+    s.exit(1);
+    assertThat(s.state.phase).as("the new sequence's first failure may resume").isEqualTo(Phase.Backoff);
+    assertThat(s.state.resume.eligible()).isTrue();
+    Decision again = s.restartAndRun();
+    assertThat(s.starts).last().satisfies(p -> assertThat(p.resumeCheckpoint()).contains("ckpt-2"));
+    assertThat(s.state.resume.attempts()).isEqualTo(1);
+    assertThat(again.state().phase).isEqualTo(Phase.Running);
+  }
+
+  /**
    * README §6 table: a restart request that skips a Backoff wait skips only the wait: "a restart decided to resume
    * from a checkpoint still resumes from it". It is recorded as a manual restart, and the run it followed in history.
    */
