@@ -132,12 +132,15 @@ public final class HeartbeatLeases {
     return HealthVerdict.Ambiguous;
   }
 
+  /**
+   * A true/false annotation: null when absent; any value but {@code true} is false (fail-closed: a step said
+   * to be idempotent "yes", or artifacts ready "maybe", is not vouched for, api.md §7).
+   */
   private static Boolean bool(String value) {
     if (value == null) {
       return null;
     }
-    return "true".equalsIgnoreCase(value.trim()) ? Boolean.TRUE
-        : "false".equalsIgnoreCase(value.trim()) ? Boolean.FALSE : null;
+    return "true".equalsIgnoreCase(value.trim());
   }
 
 

@@ -117,15 +117,17 @@ class HeartbeatLeasesTest {
     assertThat(HeartbeatLeases.view(lease(Map.of()), Instant.EPOCH).verdict()).isNull();
   }
 
-  /** api.md §5: step-idempotent and artifacts-ready are true | false; anything else says nothing. */
+  /** api.md §5: step-idempotent and artifacts-ready are true | false; absent says nothing, any other value is false. */
   @Test
   void theResumeFlagsAreTrueFalseOrUnsaid() {
     assertThat(viewOf(HeartbeatLeases.STEP_IDEMPOTENT, "true").stepIdempotent()).isTrue();
     assertThat(viewOf(HeartbeatLeases.STEP_IDEMPOTENT, " FALSE").stepIdempotent()).isFalse();
-    assertThat(viewOf(HeartbeatLeases.STEP_IDEMPOTENT, "yes").stepIdempotent()).isNull();
+    // anything but true vouches for nothing (fail-closed): shown as false, and no resume
+    assertThat(viewOf(HeartbeatLeases.STEP_IDEMPOTENT, "yes").stepIdempotent()).isFalse();
     assertThat(viewOf(HeartbeatLeases.ARTIFACTS_READY, "false").artifactsReady()).isFalse();
     assertThat(viewOf(HeartbeatLeases.ARTIFACTS_READY, "True").artifactsReady()).isTrue();
-    assertThat(viewOf(HeartbeatLeases.ARTIFACTS_READY, "1").artifactsReady()).isNull();
+    assertThat(viewOf(HeartbeatLeases.ARTIFACTS_READY, "1").artifactsReady()).isFalse();
+    assertThat(viewOf(HeartbeatLeases.ARTIFACTS_READY, "nope").artifactsReady()).isFalse();
     assertThat(HeartbeatLeases.view(lease(Map.of()), Instant.EPOCH).artifactsReady()).isNull();
     assertThat(HeartbeatLeases.view(new Lease(), Instant.EPOCH)).as("a Lease without a spec").isNull();
   }
