@@ -83,6 +83,16 @@ public final class CircuitBreaker {
   }
 
   /** When a HalfOpen trial that is neither healthy nor ended counts as failed. */
+  /**
+   * The snapshot without the failures that left the window by {@code now} (api.md §1: "forgotten"), so that a
+   * status written for another reason shows the count the next failure will be judged by. The state stays.
+   */
+  public static CircuitSnapshot forgetOld(CircuitSnapshot s, CircuitSettings settings, Instant now) {
+    List<Instant> kept = inWindow(s.failureTimes(), settings, now);
+    return kept.size() == s.failureTimes().size() ? s : new CircuitSnapshot(s.state(), kept, s.trips(), s.openedAt(),
+        s.halfOpenAt(), s.lastSuccessAt(), s.lastFailureAt());
+  }
+
   public static Instant trialDeadline(CircuitSnapshot s, CircuitSettings settings) {
     return s.halfOpenAt().plus(settings.openDuration());
   }

@@ -37,6 +37,9 @@ final class RunStart {
       at = s.nextRestartAt;
     }
     boolean tell = existing.isEmpty() || d.obs.startUntold();
+    // a start is written: with the failures the circuit's window has forgotten by then (the same instant at every
+    // look, so a start whose write waits for its run's first sign is the same start)
+    s.circuit = CircuitBreaker.forgetOld(s.circuit, d.policy.circuitBreaker(), at);
     trial(d, at, tell);
     s.run += 1;
     String podName = d.instance() + "-" + s.run;

@@ -692,6 +692,21 @@ class RestartEvaluatorTest {
       assertThat(s.state.lastDecision.reasonCode()).isEqualTo(dev.respawn.policy.ReasonCode.RESTART_LIMIT_EXCEEDED);
     }
 
+    /** api.md §1 circuitBreaker.window: "failures older than this are forgotten", also in what status shows. */
+    @Test
+    void aStartWrittenAfterTheWindowShowsTheFailuresItForgot() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 5, "3s", "5m", false)).started();
+      s.exit(1);
+      s.restartAndRun();
+      assertThat(s.state.circuit.failureTimes()).hasSize(1);
+      s.advance(Duration.ofSeconds(4));
+      Decision restarted = s.exit(42);
+      assertThat(restarted.start()).isPresent();
+      assertThat(s.state.circuit.failureTimes()).as("the failure left the 3s window").isEmpty();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Closed);
+      assertThat(s.state.attempt).as("the failure sequence is no circuit window").isEqualTo(1);
+    }
+
     /** A restart by hand skips the CircuitOpen wait: its run is the HalfOpen trial, and a failure reopens. */
     @Test
     void aManualRestartDuringCircuitOpenStartsTheHalfOpenTrial() {
