@@ -55,7 +55,7 @@ public final class OperatorCommand implements Callable<Integer> {
       + "(default: $POD_NAMESPACE, else the kubeconfig's namespace).")
   String leaderNamespace;
 
-  @Option(names = "--metrics-port", defaultValue = "8080",
+  @Option(names = "--metrics-port", defaultValue = "8080", paramLabel = "PORT",
       description = "Port of /metrics, /healthz and /readyz; -1 turns the endpoint off (default: ${DEFAULT-VALUE}).")
   int metricsPort;
 
@@ -74,9 +74,37 @@ public final class OperatorCommand implements Callable<Integer> {
     return namespaces.contains(ns) ? Optional.empty() : Optional.of(ns);
   }
 
+  /** A namespace name: a DNS-1123 label. */
+  private static final java.util.regex.Pattern NAMESPACE = java.util.regex.Pattern.compile(
+      "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+  /**
+   * Flag values the API server would never serve: refused before anything starts. An empty --namespaces (an unset
+   * variable in a manifest) would otherwise widen the operator to the whole cluster without a word.
+   */
+  private void checkFlags() {
+    List<String> named = namespaces.stream().map(String::trim).filter(n -> !n.isEmpty()).toList();
+    if (!namespaces.isEmpty() && named.isEmpty()) {
+      throw new CommandFailure("--namespaces names no namespace; leave the flag out to watch all namespaces", 2);
+    }
+    named.stream().filter(n -> !NAMESPACE.matcher(n).matches()).findFirst().ifPresent(n -> {
+      throw new CommandFailure("--namespaces: " + n + " is not a namespace name (a DNS-1123 label: lower-case "
+          + "letters, digits and '-', at most 63 characters)", 2);
+    });
+    namespaces = named;
+    if (leaderNamespace != null && !NAMESPACE.matcher(leaderNamespace).matches()) {
+      throw new CommandFailure("--leader-election-namespace: " + leaderNamespace + " is not a namespace name (a "
+          + "DNS-1123 label)", 2);
+    }
+    if (metricsPort != -1 && (metricsPort < 1 || metricsPort > 65535)) {
+      throw new CommandFailure("--metrics-port " + metricsPort + " is not a port: 1 to 65535, or -1 to turn the "
+          + "endpoint off", 2);
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
-    namespaces = namespaces.stream().map(String::trim).filter(n -> !n.isEmpty()).toList();
+    checkFlags();
     if (defaultPolicy != null && !POLICY_REFERENCE.matcher(defaultPolicy).matches()) {
       throw new CommandFailure("--default-policy " + defaultPolicy + " is not NAME or NAMESPACE/NAME (a namespace is "
           + "a DNS-1123 label, a policy name a DNS-1123 subdomain)", 2);
@@ -106,7 +134,7 @@ public final class OperatorCommand implements Callable<Integer> {
         Optional.of(registry));
     HealthEndpoint endpoint;
     try {
-      endpoint = metricsPort < 0 ? null : new HealthEndpoint(metricsPort, registry, operator::isReady);
+      endpoint = metricsPort == -1 ? null : new HealthEndpoint(metricsPort, registry, operator::isReady);
     } catch (java.net.BindException e) {
       client.close();
       throw CommandFailure.of("port " + metricsPort + " of /metrics, /healthz and /readyz is in use: choose another "

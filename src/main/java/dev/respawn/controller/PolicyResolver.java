@@ -79,8 +79,11 @@ public final class PolicyResolver {
     }
     Optional<AgentRestartPolicy> found = lookup.apply(ref.get());
     if (found.isEmpty()) {
+      var own = instance.getSpec() == null ? null : instance.getSpec().policyRef;
+      boolean byDefault = own == null || own.name == null || own.name.isEmpty();
       return Resolved.refused(Refusal.PolicyNotFound, "AgentRestartPolicy " + ref.get().getNamespace().orElse("") + "/"
-          + ref.get().getName() + " does not exist; nothing is restarted until it does");
+          + ref.get().getName() + (byDefault ? " (the operator's --default-policy: spec.policyRef is not set)" : "")
+          + " does not exist; nothing is restarted until it does");
     }
     return compile(found.get());
   }

@@ -79,6 +79,30 @@ class OperatorStartErrorsTest {
         + System.lineSeparator());
   }
 
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"70000", "0", "-7"})
+  void aMetricsPortThatIsNoPortIsAUsageErrorNamingTheFlag(String port) throws Exception {
+    Exit exit = operator("--metrics-port", port);
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(2);
+    assertThat(exit.err()).as(exit.toString()).isEqualTo("error: --metrics-port " + port + " is not a port: 1 to "
+        + "65535, or -1 to turn the endpoint off" + System.lineSeparator());
+  }
+
+  @Test
+  void anEmptyNamespacesFlagIsRefusedNotReadAsAllNamespaces() throws Exception {
+    Exit exit = operator("--namespaces", "", "--metrics-port", "-1");
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(2);
+    assertThat(exit.err()).as(exit.toString()).isEqualTo("error: --namespaces names no namespace; leave the flag out "
+        + "to watch all namespaces" + System.lineSeparator());
+  }
+
+  @Test
+  void aNamespaceThatCannotExistIsRefused() throws Exception {
+    Exit exit = operator("--namespaces", "team-a,Bad_NS", "--metrics-port", "-1");
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(2);
+    assertThat(exit.err()).as(exit.toString()).startsWith("error: --namespaces: Bad_NS is not a namespace name");
+  }
+
   /**
    * JOSDK asks the API server whether it may use Leases before it elects (a SelfSubjectRulesReview); a server that
    * refuses that question (the mock API server answers 422) stops the start, and the error says why and where.

@@ -29,4 +29,17 @@ class PolicyResolverTest {
     assertThat(enterprise.resolve(withoutPolicyRef()).policy()).hasValueSatisfying(p ->
         assertThat(p.backoff().type()).isEqualTo(BackoffType.Exponential));
   }
+
+  @Test
+  void aMissingDefaultPolicySaysItIsTheFlagsForItWasNeverNamedByTheInstance() {
+    PolicyResolver resolver = new PolicyResolver(OperatorSettings.defaults().withDefaultPolicy("dflt"),
+        id -> Optional.empty());
+    assertThat(resolver.resolve(withoutPolicyRef()).message()).isEqualTo("AgentRestartPolicy agents/dflt (the "
+        + "operator's --default-policy: spec.policyRef is not set) does not exist; nothing is restarted until it does");
+    AgentInstance named = withoutPolicyRef();
+    named.getSpec().policyRef = new dev.respawn.api.v1alpha1.PolicyReference();
+    named.getSpec().policyRef.name = "standard";
+    assertThat(resolver.resolve(named).message())
+        .isEqualTo("AgentRestartPolicy agents/standard does not exist; nothing is restarted until it does");
+  }
 }
