@@ -110,9 +110,9 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
       d.halfOpen(now, running);
       d.close(now, queue.stream().map(Waiter::instance).toList(), "probe " + healthy.get()
           + " (of an earlier round) was healthy for resetAfter");
-    } else if (queue.isEmpty() && running.isEmpty()) {
-      d.close(now, List.of(), "no instance waits for it");
     } else {
+      // nobody waiting is no sign the upstream is back (§11 closes only on a healthy probe): HalfOpen all the
+      // same, and the next instance blamed on it waits and probes at once
       List<String> chosen = new ArrayList<>(running);
       queue.stream().map(Waiter::instance).limit(Math.max(0, s.probes() - running.size())).forEach(chosen::add);
       d.halfOpen(now, chosen);
@@ -157,11 +157,8 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
         probes.add(w.instance());
       }
     }
-    if (probes.isEmpty()) {
-      d.close(now, List.of(), "no instance is left to probe it");
-    } else {
-      d.probes = probes;
-    }
+    // no probe left and nobody waiting: it stays HalfOpen, its next probe the next instance blamed on it
+    d.probes = probes;
   }
 
   /**
@@ -248,7 +245,8 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     }
 
     void halfOpen(Instant now, List<String> chosen) {
-      move(CircuitState.HalfOpen, now, "open for its openDuration: " + chosen.size() + " probe(s)");
+      move(CircuitState.HalfOpen, now, "open for its openDuration: " + (chosen.isEmpty()
+          ? "no instance waits to probe it; the next one blamed on it probes it" : chosen.size() + " probe(s)"));
       probes = chosen;
     }
 

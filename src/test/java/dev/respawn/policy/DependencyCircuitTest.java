@@ -173,16 +173,29 @@ class DependencyCircuitTest {
     assertThat(half.release(MODEL_API, "e", t(4), true, t(36)).now()).isTrue();
   }
 
+  /**
+   * §11 closes a circuit on a healthy probe only: nobody waiting at halfOpenAt is no sign the upstream is back. It
+   * goes HalfOpen without a probe, and the next instance blamed on it waits and probes it at once.
+   */
   @Test
-  void anOpenCircuitNobodyWaitsForClosesWhenItsTimeIsUp() {
-    DependencyCircuit open = advance(DependencyCircuit.closed("model-api"), List.of(new Blame("a", t(0)),
-        new Blame("b", t(1)), new Blame("c", t(2))), List.of(), t(3)).next();
-    Step closes = advance(open, List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2))),
-        List.of(), t(32));
+  void anOpenCircuitNobodyWaitsForGoesHalfOpenAndTheNextInstanceBlamedProbesIt() {
+    List<Blame> before = List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2)));
+    DependencyCircuit open = advance(DependencyCircuit.closed("model-api"), before, List.of(), t(3)).next();
+    Step half = advance(open, before, List.of(), t(32));
+    assertThat(half.next().state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(half.next().probes()).isEmpty();
+    assertThat(half.transitions()).singleElement().satisfies(tr -> assertThat(tr.why()).contains("no instance waits"));
+    // the upstream still down: d fails, waits, and is the probe
+    List<Blame> withD = List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2)),
+        new Blame("d", t(40)));
+    Step probing = advance(half.next(), withD, List.of(new Waiter("d", t(40))), t(40));
+    assertThat(probing.next().state()).isEqualTo(CircuitState.HalfOpen);
+    assertThat(probing.next().probes()).containsExactly("d");
+    Step closes = DependencyCircuit.advance(MODEL_API, probing.next(), withD, List.of(new Waiter("d", t(40))),
+        Map.of("d", ProbeOutcome.HEALTHY), Map.of(), t(110));
     assertThat(closes.next().state()).isEqualTo(CircuitState.Closed);
     // the blames from before it closed do not open it again
-    assertThat(advance(closes.next(), List.of(new Blame("a", t(0)), new Blame("b", t(1)), new Blame("c", t(2))),
-        List.of(), t(33)).next().state()).isEqualTo(CircuitState.Closed);
+    assertThat(advance(closes.next(), withD, List.of(), t(111)).next().state()).isEqualTo(CircuitState.Closed);
   }
 
   @Property(tries = 300)
@@ -354,14 +367,18 @@ class DependencyCircuitTest {
     assertThat(closes.next().releaseOrder()).containsExactly("d");
   }
 
-  /** No stuck HalfOpen: when its only probe is gone and no instance waits any more, there is nothing to protect. */
+  /** A HalfOpen circuit whose probes are gone with nobody waiting stays HalfOpen: only a healthy probe closes it. */
   @Test
-  void aHalfOpenCircuitWithNoProbeLeftAndNobodyWaitingCloses() {
+  void aHalfOpenCircuitWithNoProbeLeftAndNobodyWaitingStaysHalfOpenUntilTheNextProbe() {
     DependencyCircuit half = halfOpen();
     Step step = DependencyCircuit.advance(MODEL_API, half, List.of(), List.of(),
         Map.of("c", ProbeOutcome.GONE, "e", ProbeOutcome.GONE), Map.of(), t(40));
-    assertThat(step.next().state()).isEqualTo(CircuitState.Closed);
+    assertThat(step.next().state()).isEqualTo(CircuitState.HalfOpen);
     assertThat(step.next().probes()).isEmpty();
+    assertThat(step.transitions()).isEmpty();
+    Step next = DependencyCircuit.advance(MODEL_API, step.next(), List.of(), List.of(new Waiter("f", t(50))),
+        Map.of(), Map.of(), t(50));
+    assertThat(next.next().probes()).containsExactly("f");
   }
 
   /**
