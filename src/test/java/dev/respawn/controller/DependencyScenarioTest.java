@@ -104,6 +104,50 @@ class DependencyScenarioTest extends MockClusterScenario {
    * each counts its failure; once the circuit shows Open, the failure that reached the threshold is taken back out
    * of its count (§3 d2 "or that this very failure opens"): two counted, as if they had come one after the other.
    */
+  /**
+   * §11 closes a circuit on a healthy probe only. Its waiters deleted, it goes HalfOpen with no probe, and stays so;
+   * the next agent blamed on it waits, uncounted, and is the probe that closes it.
+   */
+  @Test
+  void aCircuitWhoseWaitersAreGoneClosesOnlyOnTheNextAgentsHealthyProbe() {
+    f.policy("lonely", """
+        backoff: {type: Exponential, initialDelay: 20s, maxDelay: 20s}
+        resetAfter: 1s
+        dependencies:
+        - name: model-api
+          match: {messageContains: ["model API"]}
+          failureThreshold: 2
+          openDuration: 1500ms
+        """);
+    for (String name : List.of("w0", "w1")) {
+      f.kubelet.script(name, Run.exit(1, "Error", "upstream model API answered HTTP 503")
+          .after(Duration.ofMillis(300)), Run.runForever());
+      f.instance(name, "lonely");
+    }
+    f.awaitPolicy("lonely", p -> modelApi(p) != null && modelApi(p).state == CircuitState.Open);
+    for (String name : List.of("w0", "w1")) {
+      f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS).withName(name).delete();
+    }
+    AgentRestartPolicy half = f.awaitPolicy("lonely", p -> modelApi(p) != null
+        && modelApi(p).state == CircuitState.HalfOpen);
+    assertThat(modelApi(half).probes).isEmpty();
+    assertThat(modelApi(half).waiting).isZero();
+    // the upstream may still be down: the next agent blamed on it waits, and probes it at once
+    f.kubelet.script("late", Run.exit(1, "Error", "upstream model API answered HTTP 503")
+        .after(Duration.ofMillis(300)), Run.runForever());
+    f.instance("late", "lonely");
+    AgentRestartPolicy closed = f.awaitPolicy("lonely", p -> modelApi(p) != null
+        && modelApi(p).state == CircuitState.Closed);
+    assertThat(modelApi(closed).trips).isEqualTo(1);
+    AgentInstance late = f.awaitInstance("late", i -> at(i, 2, Phase.Running));
+    assertThat(late.getStatus().attempt).as("blamed on the HalfOpen dependency: not the agent's failure").isZero();
+    assertThat(late.getStatus().history).singleElement().satisfies(r -> assertThat(r.reasonCode)
+        .isEqualTo("dependency_circuit_open"));
+    assertThat(Instant.parse(late.getStatus().lastRestart.startedAt))
+        .as("probed at once, not after its 20 s backoff").isBefore(Instant.parse(late.getStatus().history.get(0)
+            .endedAt).plusSeconds(5));
+  }
+
   @Test
   void agentsThatFailAtOnceCountOnlyTheFailuresBeforeTheOneThatOpenedTheCircuit() {
     f.policy("fleet", FLEET);
