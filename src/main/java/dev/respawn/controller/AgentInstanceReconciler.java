@@ -192,8 +192,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     InstanceState state = StatusMapper.toState(instance.getStatus());
     String ns = instance.getMetadata().getNamespace();
     List<Pod> cached = List.copyOf(context.getSecondaryResources(Pod.class));
-    java.util.function.Function<String, Pod> directGet = name -> context.getClient().pods().inNamespace(ns)
-        .withName(name).get();
+    UnwatchedPod unwatched = new UnwatchedPod(instance);
+    java.util.function.Function<String, Pod> directGet = unwatched.reading(name -> context.getClient().pods()
+        .inNamespace(ns).withName(name).get());
     String uid = instance.getMetadata().getUid();
     // the current run renews the Lease its pod was given: an edit of spec.heartbeat.leaseName is for the next run
     String specLease = HeartbeatLeases.leaseName(instance);
@@ -263,8 +264,8 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     sink.decisionTook(took);
     // from the time this reconcile ends, not when it began: its writes took time (measured from the start, every
     // backoff would be late by this reconcile's duration)
-    return decision.wakeAt().map(at -> Duration.between(settings.clock().instant(), at))
-        .map(delay -> (delay.isNegative() ? Duration.ZERO : delay).plusMillis(1));
+    return unwatched.lookAgain(decision.wakeAt().map(at -> Duration.between(settings.clock().instant(), at))
+        .map(delay -> (delay.isNegative() ? Duration.ZERO : delay).plusMillis(1)));
   }
 
   /** Why the instance is refused: the Ready condition's reason and message. */

@@ -96,6 +96,35 @@ class PodSafetyScenarioTest extends MockClusterScenario {
     assertThat(f.history.maxLive("busy")).isEqualTo(1);
   }
 
+  /**
+   * api.md §2: a pod is the instance's by its controller ownerReference, not by its labels. The watch selects on the
+   * instance label, so a pod someone took the label off is read directly, and looked at again while it lives: its
+   * end is still seen, not a Ready=True on a dead pod for ever.
+   */
+  @Test
+  void aLivePodWhoseInstanceLabelWasRemovedIsStillSeenToEnd() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("unlabelled", Run.runForever(), Run.runForever());
+    f.instance("unlabelled", "fast");
+    f.awaitInstance("unlabelled", i -> at(i, 1, Phase.Running));
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("unlabelled-1").edit(p -> {
+      p.getMetadata().getLabels().remove(dev.respawn.api.v1alpha1.AgentInstance.INSTANCE_LABEL);
+      return p;
+    });
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("unlabelled-1").editStatus(p -> {
+      p.getStatus().setPhase("Failed");
+      p.getStatus().getContainerStatuses().get(0).setState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
+          .withNewTerminated().withExitCode(1).withReason("Error").withMessage("tool crashed")
+          .withFinishedAt(java.time.Instant.now().toString()).endTerminated().build());
+      return p;
+    });
+    AgentInstance next = f.awaitInstance("unlabelled", i -> at(i, 2, Phase.Running));
+    assertThat(next.getStatus().lastFailure.pod).isEqualTo("unlabelled-1");
+    assertThat(next.getStatus().lastFailure.exitCode).isEqualTo(1);
+    assertThat(next.getStatus().attempt).isEqualTo(1);
+    assertThat(f.podsEverCreated("unlabelled")).containsExactly("unlabelled-1", "unlabelled-2");
+  }
+
   @Test
   void aFailureReportedAgainIsCountedOnce() {
     f.policy("hour", "backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}");
