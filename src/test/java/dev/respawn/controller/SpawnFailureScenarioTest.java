@@ -80,6 +80,9 @@ class SpawnFailureScenarioTest extends MockClusterScenario {
         && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
     assertThat(waiting.getStatus().lastDecision.message).isEqualTo(QUOTA);
     assertThat(waiting.getStatus().attempt).isZero();
+    // kubectl describe shows why no pod runs on the Ready condition too
+    assertThat(condition(waiting, "Ready").message).startsWith("the pod could not be created: " + QUOTA)
+        .contains("next run at");
     f.awaitEvent("quota", e -> {
       assertThat(e.getReason()).isEqualTo("RestartFailed");
       assertThat(e.getType()).isEqualTo("Warning");
