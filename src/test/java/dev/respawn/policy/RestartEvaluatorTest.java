@@ -1270,11 +1270,7 @@ class RestartEvaluatorTest {
       // api.md §5: fresh "within startupGrace of the pod's start"; the status write waits for a first renewal
       // (half the grace here, 2.5 s), and that wait must not stretch the grace
       AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "5s")).started();
-      s.exit(1);
-      InstanceState waiting = s.state.copy();
-      s.now = s.state.nextRestartAt;
-      s.reconcile();
-      s.state = waiting;
+      InstanceState waiting = s.failedAndRestartUnwritten();
       s.advance(Duration.ofSeconds(1));
       Instant started = s.now;
       assertThat(s.running().deferStatus()).isTrue();
@@ -1298,11 +1294,7 @@ class RestartEvaluatorTest {
     @Test
     void aNodeClockBehindShortensTheGraceByTheFirstRenewalsWaitAtMost() {
       AgentSim s = sim(Specs.heartbeat(Specs.spec(), "30s", "10s")).started();
-      s.exit(1);
-      InstanceState waiting = s.state.copy();
-      s.now = s.state.nextRestartAt;
-      s.reconcile();
-      s.state = waiting;
+      InstanceState waiting = s.failedAndRestartUnwritten();
       s.advance(Duration.ofSeconds(20)); // a slow image pull, then the kubelet stamps its start a minute early
       s.running();
       s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(),
