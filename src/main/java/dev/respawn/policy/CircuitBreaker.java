@@ -82,7 +82,6 @@ public final class CircuitBreaker {
         s.lastFailureAt());
   }
 
-  /** When a HalfOpen trial that is neither healthy nor ended counts as failed. */
   /**
    * The snapshot without the failures that left the window by {@code now} (api.md §1: "forgotten"), so that a
    * status written for another reason shows the count the next failure will be judged by. The state stays.
@@ -93,6 +92,7 @@ public final class CircuitBreaker {
         s.halfOpenAt(), s.lastSuccessAt(), s.lastFailureAt());
   }
 
+  /** When a HalfOpen trial that is neither healthy nor ended counts as failed. */
   public static Instant trialDeadline(CircuitSnapshot s, CircuitSettings settings) {
     return s.halfOpenAt().plus(settings.openDuration());
   }
