@@ -35,11 +35,10 @@ final class UnwatchedPod {
 
   /** The wake-up a decision asked for, no later than a look again at a live pod the watch cannot show. */
   Optional<Duration> lookAgain(Optional<Duration> wake) {
-    boolean unwatched = read != null && read.getMetadata().getDeletionTimestamp() == null
+    // live as the core sees it, terminating included: its removal comes as no event either
+    boolean unwatched = read != null && PodObserver.view(read, null).isLive()
         && (read.getMetadata().getLabels() == null
-            || !instance.equals(read.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL)))
-        && (read.getStatus() == null || !("Succeeded".equals(read.getStatus().getPhase())
-            || "Failed".equals(read.getStatus().getPhase())));
+            || !instance.equals(read.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL)));
     if (!unwatched) {
       return wake;
     }
