@@ -18,7 +18,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
-import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -162,11 +161,10 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     var wanted = Serialization.jsonMapper().valueToTree(status);
     var current = policy.getStatus() == null ? null
         : DependencyStatuses.withProbesShown(Serialization.jsonMapper().valueToTree(policy.getStatus()));
-    if (!Objects.equals(wanted, current)) {
-      PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(policy, context, r -> {
-        r.setStatus(status);
-        return r;
-      });
+    if (!Objects.equals(wanted, current) && !StatusPatch.commit(context, policy, status, onServer ->
+        onServer.getStatus() != null && wanted.equals(DependencyStatuses.withProbesShown(
+            Serialization.jsonMapper().valueToTree(onServer.getStatus()))))) {
+      return UpdateControl.noUpdate(); // deleted (or made anew) meanwhile: nothing to tell
     }
     StatusCondition before = Conditions.find(previous, "Accepted");
     boolean news = before == null || !Objects.equals(before.status, accepted.status)

@@ -11,15 +11,15 @@ import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.ReasonCode;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
-import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * Writes AgentInstance.status at most once per reconcile, and only when it changed: a JSON Patch of
- * the difference (no server-side apply), cached at once so the next reconcile sees it.
+ * Writes AgentInstance.status at most once per reconcile, and only when it changed: the whole status, only onto
+ * the object as it was read ({@link StatusPatch}; no server-side apply), cached at once so the next reconcile
+ * sees it.
  */
 final class InstanceStatusWriter {
   private final AgentInstance instance;
@@ -142,18 +142,12 @@ final class InstanceStatusWriter {
     if (Objects.equals(wanted, current)) {
       return Outcome.UNCHANGED;
     }
-    try {
-      PrimaryUpdateAndCacheUtils.patchStatusAndCacheResource(instance, context, r -> {
-        r.setStatus(status);
-        return r;
-      });
-      return Outcome.WRITTEN;
-    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        return Outcome.GONE; // deleted while it was reconciled: nothing to record, nothing to tell
-      }
-      throw e;
-    }
+    // 409 when changed since it was read (edited, annotated): thrown, the reconcile fails and the instance is decided
+    // again on what it is now (a decision that made or deleted pods is owed, see Commits)
+    boolean held = StatusPatch.commit(context, instance, status, onServer -> onServer.getStatus() != null
+        && wanted.equals(comparable(onServer.getStatus())));
+    // gone: deleted (or made anew) while it was reconciled, nothing to record, nothing to tell
+    return held ? Outcome.WRITTEN : Outcome.GONE;
   }
 
   /**

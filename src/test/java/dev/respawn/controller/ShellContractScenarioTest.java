@@ -135,8 +135,14 @@ class ShellContractScenarioTest extends MockClusterScenario {
         .satisfies(o -> assertThat(o.getUid()).isEqualTo(running.getMetadata().getUid()));
   }
 
-  @Test
-  void aFailedStatusWriteLeavesNoTraceAndTheRetryTellsOnce() {
+  /**
+   * A status write refused by a server error, or by a conflict (the instance changed since it was read, and does not
+   * show the status meant): decided again, told once.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"500, InternalError, injected: etcd is unavailable",
+      "409, Conflict, injected: the object has been modified"})
+  void aFailedStatusWriteLeavesNoTraceAndTheRetryTellsOnce(int code, String reason, String message) {
     List<Decision> told = toldDecisions();
     f.policy("slow", "backoff: {type: Exponential, initialDelay: 1s, maxDelay: 1s}");
     f.kubelet.script("flaky", Run.exit(1).after(Duration.ofMillis(300)), Run.runForever());
@@ -150,7 +156,7 @@ class ShellContractScenarioTest extends MockClusterScenario {
             && request.getPath().contains("/status");
         if (statusWrite && refused.get() < 2) {
           refused.incrementAndGet();
-          return ApiFaults.status(500, "InternalError", "injected: etcd is unavailable");
+          return ApiFaults.status(code, reason, message);
         }
         return null;
       }

@@ -2,6 +2,7 @@ package dev.respawn.api.crd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
@@ -226,8 +227,7 @@ class RealApiServerTest {
    * A status field the CRD schema lacked would be pruned from every status write in silence (the mock keeps
    * anything), and with it what it carries: handled request ids (a restart request acted on again), the circuit's
    * failure times, recent restarts. States of every shape (the round-trip property's generator), mapped to status
-   * as the operator maps them, written through the status subresource (a PUT: the server prunes a PATCH alike), and
-   * read back.
+   * as the operator maps them, written as the operator writes them (StatusPatch), and read back.
    */
   @Test
   void everyInstanceStatusTheOperatorWritesIsKeptWhole() {
@@ -248,7 +248,7 @@ class RealApiServerTest {
         c.observedGeneration = 1L;
       });
       JsonNode sent = JSON.valueToTree(current.getStatus());
-      instances.resource(current).updateStatus();
+      dev.respawn.controller.StatusPatch.replaceIfUnchanged(client, current, current.getStatus());
       dev.respawn.api.v1alpha1.AgentInstanceStatus stored = instances.withName(name).get().getStatus();
       assertThat(dev.respawn.controller.StatusMapper.toState(stored)).as("seed %d: the state read back", seed)
           .isEqualTo(state);
@@ -256,6 +256,41 @@ class RealApiServerTest {
       assertThat(withoutEmptyArrays(storedJson)).as("seed %d: status as stored", seed)
           .isEqualTo(withoutEmptyArrays(sent));
     }
+  }
+
+  /**
+   * A status decided on an object that was changed since, or deleted and made anew under its name, is refused with
+   * a conflict: it never lands on the newer object (the real server's answer to the operator's write).
+   */
+  @Test
+  void aStatusWriteLandsOnlyOnTheObjectAsItWasRead() {
+    String name = "guard-" + SEQ.incrementAndGet();
+    create(INSTANCE, name, "{policyRef: {name: standard}, " + MINIMAL_TEMPLATE + "}");
+    var instances = client.resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NAMESPACE);
+    var status = new dev.respawn.api.v1alpha1.AgentInstanceStatus();
+    status.phase = dev.respawn.api.v1alpha1.Phase.Backoff;
+    status.attempt = 2;
+    dev.respawn.api.v1alpha1.AgentInstance read = instances.withName(name).get();
+    instances.withName(name).edit(i -> {
+      i.getMetadata().setAnnotations(java.util.Map.of("respawn.dev/restart", "r-1"));
+      return i;
+    });
+    assertThat(catchThrowableOfType(KubernetesClientException.class,
+        () -> dev.respawn.controller.StatusPatch.replaceIfUnchanged(client, read, status)).getCode())
+        .as("changed since it was read").isEqualTo(409);
+
+    dev.respawn.api.v1alpha1.AgentInstance current = instances.withName(name).get();
+    instances.withName(name).withTimeoutInMillis(0).delete();
+    await().atMost(Duration.ofSeconds(10)).until(() -> instances.withName(name).get() == null);
+    create(INSTANCE, name, "{policyRef: {name: standard}, " + MINIMAL_TEMPLATE + "}");
+    assertThat(catchThrowableOfType(KubernetesClientException.class,
+        () -> dev.respawn.controller.StatusPatch.replaceIfUnchanged(client, current, status)).getCode())
+        .as("deleted and made anew").isEqualTo(409);
+    assertThat(instances.withName(name).get().getStatus()).isNull();
+
+    dev.respawn.api.v1alpha1.AgentInstance remade = instances.withName(name).get();
+    dev.respawn.controller.StatusPatch.replaceIfUnchanged(client, remade, status);
+    assertThat(instances.withName(name).get().getStatus().attempt).isEqualTo(2);
   }
 
   /** The same for a policy's status with a shared dependency's circuit in every field (api.md §11). */
@@ -287,7 +322,7 @@ class RealApiServerTest {
     status.dependencies = List.of(d);
     current.setStatus(status);
     JsonNode sent = JSON.valueToTree(status);
-    policies.resource(current).updateStatus();
+    dev.respawn.controller.StatusPatch.replaceIfUnchanged(client, current, status);
     JsonNode stored = JSON.valueToTree(policies.withName(name).get().getStatus());
     assertThat(stored).as("policy status as stored").isEqualTo(sent);
   }
