@@ -70,8 +70,9 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
           // opened by the blame that reached the threshold (the failures after it came while it was Open, §3 d2)
           d.open(s, counted.thresholdReachedAt(), "failures of " + s.failureThreshold()
               + " distinct instances within " + GoDuration.format(s.window()));
-        } else if (!c.releaseOrder().isEmpty()
-            && !now.isBefore(s.releaseAt(c.closedAt(), c.releaseOrder().size() - 1))) {
+        } else if (!c.releaseOrder().isEmpty() && (c.closedAt() == null
+            || !now.isBefore(s.releaseAt(c.closedAt(), c.releaseOrder().size() - 1)))) {
+          // released: all of them, or (no closedAt, a status written by hand) each at once, as release() says
           d.releaseOrder = List.of();
         }
       }
@@ -99,9 +100,11 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
       Instant now) {
     List<String> running = stillRunning(d.probes, queue, runs);
     d.probes = running;
-    if (d.openedAt != null) {
-      d.halfOpenAt = d.openedAt.plus(s.openDuration()); // the openDuration of now: an edit while Open counts
+    if (d.openedAt == null) {
+      // a status written by hand without it (or with a time that is none): opened when it last changed, or now
+      d.openedAt = d.lastTransitionTime != null ? d.lastTransitionTime : now;
     }
+    d.halfOpenAt = d.openedAt.plus(s.openDuration()); // the openDuration of now: an edit while Open counts
     if (now.isBefore(d.halfOpenAt)) {
       return;
     }

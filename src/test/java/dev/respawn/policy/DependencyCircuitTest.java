@@ -41,6 +41,31 @@ class DependencyCircuitTest {
     return T0.plusSeconds(seconds);
   }
 
+  /**
+   * A status written by hand (or by an older tool) need not carry the circuit's times: Open without openedAt waits
+   * its openDuration from when it last changed (or from now), then goes HalfOpen; Closed with a release order and no
+   * closedAt releases them. Nothing throws (api.md §9).
+   */
+  @Test
+  void aCircuitReadWithoutItsTimesStillMovesOn() {
+    DependencyCircuit open = new DependencyCircuit("model-api", CircuitState.Open, 1, null, null, null, null,
+        List.of(), List.of(), List.of(), 0, 0);
+    List<Waiter> waiting = List.of(new Waiter("a0", t(0)));
+    Step first = advance(open, List.of(), waiting, t(10));
+    assertThat(first.next().state()).isEqualTo(CircuitState.Open);
+    assertThat(first.next().openedAt()).isEqualTo(t(10));
+    assertThat(first.wakeAt()).contains(t(40));
+    assertThat(advance(first.next(), List.of(), waiting, t(40)).next().state()).isEqualTo(CircuitState.HalfOpen);
+
+    DependencyCircuit changed = new DependencyCircuit("model-api", CircuitState.Open, 1, null, null, null, t(5),
+        List.of(), List.of(), List.of(), 0, 0);
+    assertThat(advance(changed, List.of(), waiting, t(10)).wakeAt()).contains(t(35));
+
+    DependencyCircuit releasing = new DependencyCircuit("model-api", CircuitState.Closed, 1, null, null, null, null,
+        List.of(), List.of("a0", "a1"), List.of(), 0, 0);
+    assertThat(advance(releasing, List.of(), List.of(), t(10)).next().releaseOrder()).isEmpty();
+  }
+
   @Test
   void blamedCountsEveryDistinctInstanceWithinTheWindowWhileStatusKeepsOnlyTheNewestThresholdOfThem() {
     List<Blame> seven = java.util.stream.IntStream.range(0, 7).mapToObj(i -> new Blame("agent-" + i, t(i))).toList();
