@@ -224,7 +224,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       return Optional.of(held.get().plusMillis(1));
     }
     // a refused instance gets nothing made for it, its heartbeat Lease neither (its name may be the refusal)
-    PodActions actions = new PodActions(context.getClient(), pods, instance, deletions);
+    PodActions actions = new PodActions(context.getClient(), pods, instance, deletions, leaseNames);
     Decision decision = actions.execute(
         refused.isPresent() ? decided.withoutLease() : decided,
         (invalid, message) -> evaluator.spawnFailed(policy, state, seen, invalid, message, now,

@@ -39,13 +39,15 @@ final class PodActions {
   private final InformerEventSource<Pod, AgentInstance> pods;
   private final AgentInstance instance;
   private final RecentDeletions deletions;
+  private final RunLeases leases;
 
   PodActions(KubernetesClient client, InformerEventSource<Pod, AgentInstance> pods, AgentInstance instance,
-      RecentDeletions deletions) {
+      RecentDeletions deletions, RunLeases leases) {
     this.client = client;
     this.pods = pods;
     this.instance = instance;
     this.deletions = deletions;
+    this.leases = leases;
   }
 
   /**
@@ -78,7 +80,7 @@ final class PodActions {
       }
     }
     if (decision.createLease()) {
-      createLease().ifPresent(leaseCreated);
+      createLease(decision.state().run).ifPresent(leaseCreated);
     }
     return decision;
   }
@@ -197,18 +199,29 @@ final class PodActions {
     client.leases().inNamespace(namespace()).resource(lease).patch(PatchContext.of(PatchType.JSON), removals);
   }
 
-  /** Creates the heartbeat Lease; returns it when this call created it (to be told to the Lease cache). */
-  private Optional<Lease> createLease() {
+  /**
+   * Creates the heartbeat Lease; returns it when this call created it (to be told to the Lease cache). Not when its
+   * create for this run met someone else's Lease of that name already (told once, not tried at every wake-up).
+   */
+  private Optional<Lease> createLease(int run) {
+    String uid = instance.getMetadata().getUid();
+    String name = HeartbeatLeases.leaseName(instance);
+    if (leases.heldByAnotherInRun(uid, name, run)) {
+      return Optional.empty();
+    }
     try {
       return Optional.of(client.leases().inNamespace(namespace()).resource(HeartbeatLeases.newLease(instance,
           PodFactory.owner(instance))).create());
     } catch (KubernetesClientException e) {
-      // 409: a Lease of that name exists but the informer does not show it: it lacks the instance label, so
-      // it is not ours (the operator touches only what it owns); the agent's renewals of it are not seen
-      LOG.warn("Could not create the heartbeat Lease {}/{}: {}", namespace(), HeartbeatLeases.leaseName(instance),
-          e.getCode() == 409 ? "a Lease of that name exists and is not this instance's (no "
-              + AgentInstance.INSTANCE_LABEL + " label); rename spec.heartbeat.leaseName or delete that Lease"
-              : e.getMessage());
+      if (e.getCode() == 409) {
+        // a Lease of that name exists but the informer does not show it: it lacks the instance label, so it is
+        // not ours (the operator touches only what it owns); the agent's renewals of it are not seen
+        leases.heldByAnother(uid, name, run);
+      }
+      LOG.warn("Could not create the heartbeat Lease {}/{}: {}", namespace(), name, e.getCode() == 409
+          ? "a Lease of that name exists and is not this instance's (no " + AgentInstance.INSTANCE_LABEL
+              + " label); rename spec.heartbeat.leaseName or delete that Lease (tried again with the next run)"
+          : e.getMessage());
     }
     return Optional.empty();
   }

@@ -70,6 +70,9 @@ class HeartbeatScenarioTest extends MockClusterScenario {
     assertThat(escalated.getStatus().terminalReason).isEqualTo(TerminalReason.StallTimeout);
     assertThat(f.lease("preexisting").getMetadata().getLabels()).doesNotContainKey("respawn.dev/instance");
     assertThat(f.lease("preexisting").getMetadata().getOwnerReferences()).isNullOrEmpty();
+    // its create is tried once for the run, not at each wake-up of the startup grace (api.md §12)
+    assertThat(f.operatorWrites()).filteredOn(w -> "POST".equals(w.verb()) && w.resource().startsWith("leases"))
+        .hasSize(1).allSatisfy(w -> assertThat(w.code()).isEqualTo(409));
   }
 
   @Test
