@@ -38,6 +38,8 @@ public final class RespawnOperator implements AutoCloseable {
   private final AgentInstanceReconciler instances;
   /** Closed before JOSDK stops: no reconcile acts on the caches JOSDK empties as it stops. */
   private final ReconcileGate gate = new ReconcileGate();
+  /** Set once {@link #close()} began: giving up the leader Lease then is no loss to exit for. */
+  private volatile boolean closing;
   /** How often coalesced Event repeats are written. */
   static final Duration FLUSH_EVERY = Duration.ofSeconds(10);
   private final DecisionSink sink;
@@ -69,8 +71,10 @@ public final class RespawnOperator implements AutoCloseable {
       registry.ifPresent(r -> o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(r)));
       election.ifPresent(e -> o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEADER_LEASE,
           e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(),
-          // a leader that lost its Lease and does not exit stops acting: the new leader acts now
-          new LeaderCallbacks(() -> { }, gate::shut, leader -> { }), e.exitOnStopLeading())));
+          // a leader that lost its Lease stops acting at once (the new leader acts now), and exits when so set;
+          // JOSDK is told never to exit itself: it would call System.exit from within close() too, and in a
+          // shutdown hook (SIGTERM) that call blocks for ever, until the kubelet kills the pod
+          new LeaderCallbacks(() -> { }, () -> lostLeadership(e), leader -> { }), false)));
     });
     this.instances = new AgentInstanceReconciler(settings, sink, gate);
     this.sink = sink;
@@ -123,8 +127,24 @@ public final class RespawnOperator implements AutoCloseable {
     return info.isStarted() && info.allEventSourcesAreHealthy();
   }
 
+  /**
+   * The leader's Lease is lost, or given up by {@link #close()}: its reconcilers stop acting. A lost one exits the
+   * process when so set (the Deployment starts a new one that stands by), on a thread of its own; not when the
+   * operator is being closed, which ends the process its own way.
+   */
+  private void lostLeadership(LeaderElection election) {
+    gate.shut();
+    if (election.exitOnStopLeading() && !closing) {
+      LoggerFactory.getLogger(RespawnOperator.class).warn("Lost the leader Lease {}: exiting", LEADER_LEASE);
+      Thread exit = new Thread(() -> System.exit(1), "respawn-lost-leadership");
+      exit.setDaemon(true);
+      exit.start();
+    }
+  }
+
   @Override
   public void close() {
+    closing = true;
     flusher.shutdownNow();
     if (!gate.close(ReconcileGate.DRAIN)) {
       LoggerFactory.getLogger(RespawnOperator.class).warn("Reconciles still running after {}; stopping anyway",

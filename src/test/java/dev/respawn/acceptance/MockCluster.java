@@ -58,7 +58,8 @@ final class MockCluster implements AutoCloseable {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
         Instant at = Instant.now();
-        MockResponse response = crud.dispatch(request);
+        MockResponse response = request.getPath().startsWith(RULES_REVIEWS) ? everythingAllowed(request)
+            : crud.dispatch(request);
         String agent = request.getHeader("User-Agent");
         requests.add(new ApiRequest(at, request.getMethod().toUpperCase(Locale.ROOT), request.getPath(),
             agent == null ? "" : agent, response.code()));
@@ -95,6 +96,19 @@ final class MockCluster implements AutoCloseable {
           context: {cluster: mock, user: tester, namespace: default}
         current-context: mock
         """.formatted(url.replaceAll("/$", "")));
+  }
+
+  /** Where JOSDK's leader election asks what it may do before it takes the Lease. */
+  private static final String RULES_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews";
+
+  /** The mock has no authorization: a SelfSubjectRulesReview is answered with every verb on everything. */
+  private static MockResponse everythingAllowed(RecordedRequest request) {
+    var review = Serialization.unmarshal(request.getUtf8Body(),
+        io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview.class);
+    review.setStatus(new io.fabric8.kubernetes.api.model.authorization.v1.SubjectRulesReviewStatusBuilder()
+        .addNewResourceRule().addToVerbs("*").addToApiGroups("*").addToResources("*").endResourceRule()
+        .withIncomplete(false).build());
+    return new MockResponse().setResponseCode(201).setBody(Serialization.asJson(review));
   }
 
   private static ResourceDefinitionContext context(String kind, String plural) {

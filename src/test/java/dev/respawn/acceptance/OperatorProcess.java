@@ -67,6 +67,34 @@ final class OperatorProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * SIGTERM, as the kubelet stops a pod: whether the process exited within {@code grace} (it is killed otherwise,
+   * as the kubelet does when the grace period is over).
+   */
+  boolean terminate(Duration grace) throws InterruptedException {
+    if (process == null) {
+      return true;
+    }
+    process.destroy();
+    boolean exited = process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS);
+    if (!exited) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+    process = null;
+    return exited;
+  }
+
+  /** The exit code once the process ended on its own within {@code within}; null while it still runs. */
+  Integer exitedWith(Duration within) throws InterruptedException {
+    if (process == null || !process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+      return null;
+    }
+    int code = process.exitValue();
+    process = null;
+    return code;
+  }
+
   /** The log of the current (latest) start. */
   String log() {
     try {

@@ -31,6 +31,40 @@ class OperatorRestartAndApiEconomyIT extends OperatorScenario {
     return restarted;
   }
 
+  /**
+   * The Deployment runs the operator leader-elected and the kubelet stops it with SIGTERM: it must stop within the
+   * pod's grace period (30 s), not hang until it is killed (and never write its last Events).
+   */
+  @Test
+  void aLeaderStopsOnSigtermWithinTheGracePeriod() throws Exception {
+    try (OperatorProcess leader = new OperatorProcess(cluster, "leader", "--leader-election",
+        "--leader-election-namespace=" + ns, "--namespaces=" + ns)) {
+      leader.start();
+      await().atMost(PATIENCE).until(() -> cluster.client.leases().inNamespace(ns)
+          .withName("respawn-operator-leader").get() != null && leader.log().contains("New leader"));
+      assertThat(leader.terminate(Duration.ofSeconds(20))).as("exited on SIGTERM; log: %s", leader.tail()).isTrue();
+      assertThat(leader.log()).contains("Stopping the operator").doesNotContain("Exiting");
+    }
+  }
+
+  /** A leader whose Lease another replica took exits (the Deployment starts it again, to stand by). */
+  @Test
+  void aLeaderThatLostItsLeaseExits() throws Exception {
+    try (OperatorProcess leader = new OperatorProcess(cluster, "lost", "--leader-election",
+        "--leader-election-namespace=" + ns, "--namespaces=" + ns)) {
+      leader.start();
+      var lease = cluster.client.leases().inNamespace(ns).withName("respawn-operator-leader");
+      await().atMost(PATIENCE).until(() -> lease.get() != null && leader.log().contains("New leader"));
+      lease.edit(l -> {
+        l.getSpec().setHolderIdentity("another-replica");
+        l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).plusHours(1));
+        return l;
+      });
+      assertThat(leader.exitedWith(Duration.ofSeconds(30))).as("log: %s", leader.tail()).isEqualTo(1);
+      assertThat(leader.log()).contains("Lost the leader Lease respawn-operator-leader: exiting");
+    }
+  }
+
   @Test
   void aHealthyHeartbeatingInstanceCostsNoWritesHoweverLongItRuns() {
     policy("p", "heartbeat: {timeout: 3s, startupGrace: 3s}\nresume: {mode: 'Off'}");
