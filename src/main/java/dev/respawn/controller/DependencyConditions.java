@@ -18,8 +18,9 @@ final class DependencyConditions {
       return Conditions.of(TYPE, false, "AllClosed", "every dependency's circuit is Closed");
     }
     String what = open.stream().map(c -> c.name() + " " + c.state() + (c.state() == CircuitState.Open
-        ? " until " + c.halfOpenAt() : " (probes " + String.join(", ", c.probes()) + ")") + ", " + c.waiting()
-        + " waiting").collect(Collectors.joining("; "));
+        ? " until " + c.halfOpenAt() : c.probes().isEmpty() ? " (no probe yet: the next instance blamed on it)"
+        : " (probes " + String.join(", ", c.probes()) + ")") + ", " + c.waiting() + " waiting")
+        .collect(Collectors.joining("; "));
     return Conditions.of(TYPE, true, open.get(0).state() == CircuitState.Open ? "Open" : "HalfOpen", what);
   }
 }
