@@ -4,7 +4,9 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.ResourceAction;
 import io.javaoperatorsdk.operator.processing.event.source.ResourceEventAware;
+import io.javaoperatorsdk.operator.processing.event.source.controller.ResourceEvent;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +27,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements ResourceEventAware<AgentInstance> {
   private final Map<ResourceID, ScheduledFuture<?>> pending = new ConcurrentHashMap<>();
+  /** Names deleted within {@link #REMADE_WITHIN}, with when (nanoTime). */
+  private final Map<ResourceID, Long> deleted = new ConcurrentHashMap<>();
+  /** Instances made anew after a deletion of their name (whose handling may not have ended yet), with when. */
+  private final Map<ResourceID, Remade> remade = new ConcurrentHashMap<>();
+
+  private record Remade(AgentInstance instance, long at) {}
   private volatile ScheduledThreadPoolExecutor timer;
 
   WakeUps() {
@@ -54,6 +62,46 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
     }
   }
 
+  /**
+   * The deletion of {@code deleted} is handled (its last reconcile): an instance made anew under its name meanwhile
+   * ({@code kubectl replace --force}, a GitOps replace) has its creation told again shortly after. JOSDK drops every
+   * event of a name from its delete event to the end of the deleted object's reconciles, and a timer's event for a
+   * name it holds no state of, so the new instance would never be reconciled until it changed. It is known by its
+   * create event ({@link #onResourceCreated}), or by the cache showing it already.
+   */
+  void afterDeletion(AgentInstance deleted, Optional<AgentInstance> cached) {
+    ResourceID id = ResourceID.fromResource(deleted);
+    Remade made = remade.remove(id);
+    Optional<AgentInstance> again = made != null ? Optional.of(made.instance())
+        : cached.filter(now -> !now.getMetadata().getUid().equals(deleted.getMetadata().getUid()));
+    again.ifPresent(this::tellCreatedAgain);
+  }
+
+  /** How soon a re-made instance's creation is told again: after JOSDK let go of the deleted one (right after). */
+  static final Duration REMADE_LOOK = Duration.ofMillis(200);
+  /** How long a deleted name is remembered for a re-make of it: far longer than a reconcile takes. */
+  static final Duration REMADE_WITHIN = Duration.ofSeconds(60);
+
+  @Override
+  public void onResourceCreated(AgentInstance instance) {
+    ResourceID id = ResourceID.fromResource(instance);
+    Long deletedAt = deleted.remove(id);
+    if (deletedAt != null && System.nanoTime() - deletedAt < REMADE_WITHIN.toNanos()) {
+      // made anew soon after its deletion: told again now, and once more when the deletion is handled (if it is not)
+      remade.put(id, new Remade(instance, System.nanoTime()));
+      tellCreatedAgain(instance);
+    }
+  }
+
+  private void tellCreatedAgain(AgentInstance instance) {
+    ScheduledThreadPoolExecutor running = timer;
+    if (running != null) {
+      ResourceID id = ResourceID.fromResource(instance);
+      running.schedule(() -> getEventHandler().handleEvent(new ResourceEvent(ResourceAction.ADDED, id, instance)),
+          REMADE_LOOK.toNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
   /** A delay the timer takes: none below zero, at most about 292 years (a status edited to the year 9999). */
   static long nanos(Duration delay) {
     return delay.isNegative() ? 0 : delay.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE
@@ -74,9 +122,21 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
     return new int[] {pending.size(), running == null ? 0 : running.getQueue().size()};
   }
 
+  /** Names remembered as deleted (for {@link #REMADE_WITHIN}) or as re-made (tests: bounded). */
+  int remembered() {
+    return deleted.size() + remade.size();
+  }
+
   @Override
   public void onResourceDeleted(AgentInstance instance) {
-    cancel(ResourceID.fromResource(instance));
+    ResourceID id = ResourceID.fromResource(instance);
+    cancel(id);
+    long now = System.nanoTime();
+    // bounded by the deletions and re-makes of a minute
+    deleted.values().removeIf(at -> now - at >= REMADE_WITHIN.toNanos());
+    remade.values().removeIf(r -> now - r.at() >= REMADE_WITHIN.toNanos());
+    remade.remove(id);
+    deleted.put(id, now);
   }
 
   @Override
@@ -106,6 +166,8 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
       running.shutdownNow();
     }
     pending.clear();
+    deleted.clear();
+    remade.clear();
     super.stop();
   }
 }

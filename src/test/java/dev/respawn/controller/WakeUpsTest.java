@@ -88,6 +88,46 @@ class WakeUpsTest {
     await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1)).until(woken::isEmpty);
   }
 
+  /**
+   * An instance deleted and made anew under its name while the deleted one's reconciles ran: JOSDK drops the new
+   * one's creation, so it is told again (as a resource event, which JOSDK takes for a name it holds no state of),
+   * once on creation and once when the deletion is handled; a name made anew long after, or never deleted, is not.
+   */
+  @Test
+  void anInstanceMadeAnewRightAfterItsDeletionHasItsCreationToldAgain() {
+    java.util.List<io.javaoperatorsdk.operator.processing.event.Event> events = new CopyOnWriteArrayList<>();
+    wakeUps.setEventHandler(events::add);
+    AgentInstance old = withUid(instance("a"), "uid-old");
+    AgentInstance remade = withUid(instance("a"), "uid-new");
+    wakeUps.onResourceCreated(withUid(instance("never-deleted"), "uid-1"));
+    wakeUps.onResourceDeleted(old);
+    wakeUps.onResourceCreated(remade);
+    wakeUps.afterDeletion(old, Optional.empty());
+    await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2);
+    assertThat(events).allSatisfy(e -> {
+      assertThat(e).isInstanceOf(io.javaoperatorsdk.operator.processing.event.source.controller.ResourceEvent.class);
+      var told = (io.javaoperatorsdk.operator.processing.event.source.controller.ResourceEvent) e;
+      assertThat(told.getResource()).contains(remade);
+    });
+    assertThat(wakeUps.remembered()).as("nothing of the re-make is kept once its deletion is handled").isZero();
+
+    // the deletion handled first, the cache already showing the new one
+    events.clear();
+    AgentInstance b = withUid(instance("b"), "uid-b");
+    wakeUps.onResourceDeleted(b);
+    wakeUps.afterDeletion(b, Optional.of(withUid(instance("b"), "uid-b2")));
+    await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 1);
+    // the cache still showing the deleted one itself: nothing to tell
+    events.clear();
+    wakeUps.afterDeletion(b, Optional.of(b));
+    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(events::isEmpty);
+  }
+
+  private static AgentInstance withUid(AgentInstance instance, String uid) {
+    instance.getMetadata().setUid(uid);
+    return instance;
+  }
+
   private static AgentInstance instance(String name) {
     AgentInstance instance = new AgentInstance();
     instance.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace("ns").build());
