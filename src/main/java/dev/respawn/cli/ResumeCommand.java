@@ -12,7 +12,8 @@ import picocli.CommandLine.Parameters;
 /** {@code kubectl respawn resume NAME --force}: the §6 resume request, a new lifecycle. */
 @Command(name = "resume", mixinStandardHelpOptions = true,
     description = {"Resume an Escalated (a latched circuit included), Failed or Succeeded agent (annotation "
-        + "respawn.dev/resume): a new lifecycle with attempt 0, the circuit breaker closed and the restart window cleared, restarted now.",
+        + "respawn.dev/resume): a new lifecycle with attempt 0, the circuit breaker closed and the restart window "
+        + "cleared, restarted now.",
         "Needs --force: it overrides what the restart policy decided."})
 final class ResumeCommand extends PluginCommand {
   /** Exit code when --force is missing (as a usage error). */
