@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * finds that it landed after all), tells it, and decides again on it; the status it writes says the generation the
  * decision saw. A write the server refuses for good (422, 403, ...), or that fails again {@value #SETTLE_ATTEMPTS}
  * times, gives it up (the instance is decided anew, as if nothing were owed): such a status must not hold up every
- * later decision. Nothing of it survives an operator restart.
+ * later decision. A decision that touched no pod is owed only its telling: when its write failed but landed after
+ * all (the answer lost to a timeout or to 5xx answers on every retry), the next reconcile finds it in status and
+ * tells it, once; when it did not land, the instance is decided anew. Nothing of it survives an operator restart.
  */
 final class Commits {
   /**
@@ -38,8 +40,11 @@ final class Commits {
   /** How often an owed commit's write may fail again before it is given up. */
   static final int SETTLE_ATTEMPTS = 2;
 
-  /** An owed commit and how often writing it failed again. */
-  private record Owed(Commit commit, int failures) {}
+  /**
+   * An owed commit and how often writing it failed again; {@code onlyIfLanded}: a decision that touched no pod, owed
+   * only its telling, and only if its write landed after all (the answer lost: a timeout, a 5xx on every retry).
+   */
+  private record Owed(Commit commit, int failures, boolean onlyIfLanded) {}
 
   private final Map<String, Owed> owed = new ConcurrentHashMap<>();
 
@@ -56,9 +61,8 @@ final class Commits {
       written = commit.decision().deferStatus() || commit.write().test(writer);
     } catch (RuntimeException e) {
       Decision d = commit.decision();
-      if (!d.deletions().isEmpty() || (d.start().isPresent() && !d.startsExisting())) {
-        owed.put(uid, new Owed(commit, 0)); // its pods were made or deleted: the next reconcile writes it first
-      }
+      // its pods were made or deleted: the next reconcile writes it first; else it is told then if status shows it
+      owed.put(uid, new Owed(commit, 0, d.deletions().isEmpty() && (d.start().isEmpty() || d.startsExisting())));
       throw e;
     }
     if (!written) {
@@ -85,6 +89,9 @@ final class Commits {
     }
     Commit due = entry.commit();
     boolean landed = StatusMapper.toState(instance.getStatus()).equals(due.decision().state());
+    if (entry.onlyIfLanded() && !landed) {
+      return Optional.empty(); // it never landed: nothing was done, the instance is decided anew
+    }
     boolean written;
     try {
       written = landed || due.write().test(writer.observing(due.generation()));
@@ -93,7 +100,7 @@ final class Commits {
         LOG.warn("The status of a decision of {}/{} could not be written again ({}); it is decided anew",
             instance.getMetadata().getNamespace(), instance.getMetadata().getName(), e.getMessage());
       } else {
-        owed.put(uid, new Owed(due, entry.failures() + 1)); // the server is away or busy: owed still
+        owed.put(uid, new Owed(due, entry.failures() + 1, false)); // the server is away or busy: owed still
       }
       throw e;
     }

@@ -105,6 +105,26 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     assertThat(events("lostanswer", "RestartFailed")).as("Events: %s", f.events("lostanswer")).isEqualTo(1);
   }
 
+  /**
+   * The same when every answer is lost, the client's own retries too (a timeout, a 5xx burst): the write landed, the
+   * reconcile failed. The next reconcile finds the decision in status and tells it, once; it is not decided anew.
+   */
+  @Test
+  void aFailureWhoseStatusWriteLandedButEveryAnswerWasLostIsToldOnce() {
+    jarLikeOperator(); // two retries of its own, as the jar's client: all of them lost too
+    running("everylost", "slow", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nresetAfter: 30m", 1);
+    java.util.concurrent.atomic.AtomicInteger hit = loseStatusAnswers("everylost", 8);
+    f.kubelet.terminate("everylost-1", 1, "Error", "network_timeout: upstream");
+    f.awaitInstance("everylost", i -> i.getStatus().phase == Phase.Backoff);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> events("everylost", "RestartFailed") >= 1);
+    f.holdsFor(Duration.ofMillis(3000), () -> 0, x -> true);
+    f.api.faults(ApiFaults.NONE);
+    assertThat(hit.get()).isGreaterThan(1);
+    assertThat(f.get("everylost").getStatus().attempt).isEqualTo(1);
+    assertThat(events("everylost", "RestartFailed")).as("Events: %s", f.events("everylost")).isEqualTo(1);
+    assertThat(toldCount("everylost", EventReason.RestartFailed)).as("told: %s", told).isEqualTo(1);
+  }
+
   dev.respawn.observability.RestartMetrics jarMetrics;
 
   /** An operator whose client retries as the jar's does (OperatorCommand: withRequestRetryBackoffLimit(2)). */
