@@ -145,7 +145,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     try {
       if (context.isPrimaryResourceDeleted()) {
         forget(instance); // after every reconcile of it (JOSDK runs one at a time): nothing it told stays
-        wakeUps.afterDeletion(instance, context.getPrimaryCache().get(ResourceID.fromResource(instance)));
+        wakeUps.afterDeletion(instance);
       } else if (instance.getMetadata().getDeletionTimestamp() != null) {
         // being deleted (a foreground deletion, a finalizer of someone else's): its pods go with it, and a pod
         // that goes is no failure to restart; nothing is started or written for it any more

@@ -67,14 +67,13 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
    * ({@code kubectl replace --force}, a GitOps replace) has its creation told again shortly after. JOSDK drops every
    * event of a name from its delete event to the end of the deleted object's reconciles, and a timer's event for a
    * name it holds no state of, so the new instance would never be reconciled until it changed. It is known by its
-   * create event ({@link #onResourceCreated}), or by the cache showing it already.
+   * create event ({@link #onResourceCreated}), which the informer delivers after the delete event.
    */
-  void afterDeletion(AgentInstance deleted, Optional<AgentInstance> cached) {
-    ResourceID id = ResourceID.fromResource(deleted);
-    Remade made = remade.remove(id);
-    Optional<AgentInstance> again = made != null ? Optional.of(made.instance())
-        : cached.filter(now -> !now.getMetadata().getUid().equals(deleted.getMetadata().getUid()));
-    again.ifPresent(this::tellCreatedAgain);
+  void afterDeletion(AgentInstance deleted) {
+    Remade made = remade.remove(ResourceID.fromResource(deleted));
+    if (made != null) {
+      tellCreatedAgain(made.instance());
+    }
   }
 
   /** How soon a re-made instance's creation is told again: after JOSDK let go of the deleted one (right after). */
