@@ -1,7 +1,10 @@
 package dev.respawn.observability;
 
+import dev.respawn.policy.Bounds;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,6 +17,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +39,7 @@ final class EventWriter {
   private final KubernetesClient client;
   private final String reportingController;
   private final String reportingInstance;
+  private final AtomicLong sequence = new AtomicLong();
   private volatile boolean coreV1;
 
   EventWriter(KubernetesClient client, String reportingController, String reportingInstance) {
@@ -85,6 +90,28 @@ final class EventWriter {
       String json = client.getKubernetesSerialization().asJson(patch);
       client.events().v1().events().inNamespace(namespace).resource(ref(namespace, name)).patch(merge, json);
     }
+  }
+
+  /** A new Event's name, {@code <regarding name>.<hex>}: the time in nanoseconds, made unique within this writer. */
+  String name(String regardingName, Instant now) {
+    long nanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    long unique = sequence.updateAndGet(last -> Math.max(last + 1, nanos));
+    String suffix = "." + Long.toHexString(unique);
+    return Bounds.truncateUtf8(regardingName, KubeEventRecorder.NAME_BYTES - suffix.length()).replaceAll("[.-]+$", "") + suffix;
+  }
+
+  /** No answer, or one that asks to come back (429 Too Many Requests, 5xx); 4xx refusals stay refused. */
+  static boolean worthAnotherTry(RuntimeException e) {
+    if (!(e instanceof KubernetesClientException k)) {
+      return false;
+    }
+    return k.getCode() < 400 || k.getCode() == 429 || k.getCode() >= 500;
+  }
+
+  static ObjectReference reference(HasMetadata object) {
+    return new ObjectReferenceBuilder().withApiVersion(object.getApiVersion()).withKind(object.getKind())
+        .withNamespace(object.getMetadata().getNamespace()).withName(object.getMetadata().getName())
+        .withUid(object.getMetadata().getUid()).build();
   }
 
   private Event eventsV1(Draft d) {

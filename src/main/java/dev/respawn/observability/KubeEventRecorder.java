@@ -4,7 +4,6 @@ import dev.respawn.policy.Bounds;
 import dev.respawn.policy.Decision.Notice;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
@@ -26,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * are counted and carried by the next write, or by {@link #flush()}); new Events are rate-limited per
  * object and the excess is dropped and counted ({@link #dropped()}). The dedup cache is an LRU.
  *
- * <p>Never throws: a failed write is logged and counted ({@link #failures()}). Writes are synchronous,
- * on the caller's thread. Thread-safe.
+ * <p>Never throws: a failed write is counted ({@link #failures()}) and logged, a refused one as a warning,
+ * one worth another try ({@link Outcome#UNAVAILABLE}) at debug level: its caller tries again. Writes are
+ * synchronous, on the caller's thread. Thread-safe.
  */
 public final class KubeEventRecorder {
   public static final String REPORTING_CONTROLLER = "respawn.dev/operator";
@@ -84,15 +84,19 @@ public final class KubeEventRecorder {
     COALESCED,
     /** Rate-limited: not written. */
     DROPPED,
-    /** The API server refused or could not be reached; logged. */
-    FAILED
+    /** The API server refused the write (4xx, or an answer it could not read); logged. */
+    FAILED,
+    /**
+     * Not written: the API server could not be reached, did not answer in time, or asked to come back later
+     * (429, 5xx). Worth another try; nothing of it is remembered.
+     */
+    UNAVAILABLE
   }
 
   private final EventWriter writer;
   private final InstantSource clock;
   private final Settings settings;
   private final EventSeriesCache cache;
-  private final AtomicLong sequence = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong coalesced = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
@@ -123,36 +127,49 @@ public final class KubeEventRecorder {
     return "respawn-operator";
   }
 
-  /** Records a decision's notice about {@code regarding}; {@code related} (the pod) may be null. */
+  /** Records a decision's notice about {@code regarding}, happening now; {@code related} (the pod) may be null. */
   public Outcome record(HasMetadata regarding, HasMetadata related, Notice notice) {
-    return record(regarding, related, notice.type().name(), notice.reason().name(), notice.reason().action(),
-        notice.message());
+    return record(regarding, related, notice, clock.instant());
   }
 
-  /** Records an Event; type Normal or Warning, reason of api.md §8, action a short verb. Never throws. */
-  public Outcome record(HasMetadata regarding, HasMetadata related, String type, String reason, String action,
-      String message) {
+  /**
+   * Records a decision's notice that happened {@code at} (the Event's time, e.g. when a write that failed is
+   * tried again); the dedup and rate limits go by the time it is recorded. Never throws.
+   */
+  public Outcome record(HasMetadata regarding, HasMetadata related, Notice notice, Instant at) {
+    String reason = notice.reason().name();
     try {
-      return recordOrThrow(regarding, related, type, reason, action, message);
+      return recordOrThrow(regarding, related, notice.type().name(), reason, notice.reason().action(),
+          notice.message(), at);
     } catch (RuntimeException e) {
       failures.incrementAndGet();
+      if (EventWriter.worthAnotherTry(e)) {
+        LOG.debug("Could not write Event {} about {}/{} (to be tried again): {}", reason, namespaceOf(regarding),
+            nameOf(regarding), describe(e));
+        return Outcome.UNAVAILABLE;
+      }
       LOG.warn("Could not write Event {} about {}/{}: {}", reason, namespaceOf(regarding), nameOf(regarding),
           describe(e));
       return Outcome.FAILED;
     }
   }
 
+  /** The time by this recorder's clock. */
+  Instant now() {
+    return clock.instant();
+  }
+
   private Outcome recordOrThrow(HasMetadata regarding, HasMetadata related, String type, String reason,
-      String action, String message) {
+      String action, String message, Instant at) {
     Instant now = clock.instant();
     String note = Bounds.truncateUtf8(message == null ? "" : message, NOTE_BYTES);
-    ObjectReference regardingRef = reference(regarding);
+    ObjectReference regardingRef = EventWriter.reference(regarding);
     String objectKey = regardingRef.getUid() != null ? regardingRef.getUid()
         : regardingRef.getNamespace() + "/" + regardingRef.getName();
     EventSeriesCache.Key key = new EventSeriesCache.Key(objectKey, reason, type, note);
 
     EventSeriesCache.Step step = cache.next(key, regardingRef.getNamespace(), now, settings.dedupWindow(),
-        settings.seriesUpdateInterval(), !NEVER_DROPPED.contains(reason), () -> eventName(regardingRef.getName(), now));
+        settings.seriesUpdateInterval(), !NEVER_DROPPED.contains(reason), () -> writer.name(regardingRef.getName(), now));
     switch (step.kind()) {
       case DROP -> {
         dropped.incrementAndGet();
@@ -165,7 +182,7 @@ public final class KubeEventRecorder {
       case UPDATE -> {
         try {
           writer.updateSeries(step.entry().namespace(), step.entry().name(), step.entry().coreV1(), step.count(),
-              now);
+              at);
           return Outcome.SERIES_UPDATED;
         } catch (KubernetesClientException e) {
           if (e.getCode() != 404) {
@@ -173,7 +190,7 @@ public final class KubeEventRecorder {
             throw e;
           }
           cache.forget(key, step.entry()); // the Event expired on the server: start a new one
-          return recordOrThrow(regarding, related, type, reason, action, message);
+          return recordOrThrow(regarding, related, type, reason, action, message, at);
         } catch (RuntimeException e) {
           cache.updateFailed(step);
           throw e;
@@ -183,9 +200,16 @@ public final class KubeEventRecorder {
         EventSeriesCache.Entry entry = step.entry();
         try {
           boolean core = writer.create(new EventWriter.Draft(regardingRef.getNamespace(), entry.name(), regardingRef,
-              related == null ? null : reference(related), type, reason, action, note, now));
+              related == null ? null : EventWriter.reference(related), type, reason, action, note, at));
           cache.created(key, entry, core);
           return Outcome.CREATED;
+        } catch (KubernetesClientException e) {
+          if (e.getCode() == 409) { // its name is this recorder's own: a try whose answer was lost created it
+            cache.created(key, entry, writer.usesCoreV1());
+            return Outcome.CREATED;
+          }
+          cache.forget(key, entry);
+          throw e;
         } catch (RuntimeException e) {
           cache.forget(key, entry);
           throw e;
@@ -212,7 +236,7 @@ public final class KubeEventRecorder {
 
   /** Forgets the Events of an object that no longer exists (its uid, or namespace/name without one). */
   public void forget(HasMetadata regarding) {
-    ObjectReference ref = reference(regarding);
+    ObjectReference ref = EventWriter.reference(regarding);
     cache.forgetObject(ref.getUid() != null ? ref.getUid() : ref.getNamespace() + "/" + ref.getName());
   }
 
@@ -241,20 +265,6 @@ public final class KubeEventRecorder {
     return writer.usesCoreV1();
   }
 
-  /** {@code <regarding name>.<hex>}: the time in nanoseconds, made unique within this recorder. */
-  private String eventName(String regardingName, Instant now) {
-    long nanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    long unique = sequence.updateAndGet(last -> Math.max(last + 1, nanos));
-    String suffix = "." + Long.toHexString(unique);
-    return Bounds.truncateUtf8(regardingName, NAME_BYTES - suffix.length()).replaceAll("[.-]+$", "") + suffix;
-  }
-
-  static ObjectReference reference(HasMetadata object) {
-    return new ObjectReferenceBuilder().withApiVersion(object.getApiVersion()).withKind(object.getKind())
-        .withNamespace(object.getMetadata().getNamespace()).withName(object.getMetadata().getName())
-        .withUid(object.getMetadata().getUid()).build();
-  }
-
   /** The exception's message and its causes' (fabric8 often says only "An error has occurred."). */
   static String describe(Throwable e) {
     StringBuilder text = new StringBuilder(String.valueOf(e.getMessage()));
@@ -265,11 +275,11 @@ public final class KubeEventRecorder {
     return e.getCause() == null ? text.toString() : text.append(')').toString();
   }
 
-  private static String namespaceOf(HasMetadata o) {
+  static String namespaceOf(HasMetadata o) {
     return o == null || o.getMetadata() == null ? null : o.getMetadata().getNamespace();
   }
 
-  private static String nameOf(HasMetadata o) {
+  static String nameOf(HasMetadata o) {
     return o == null || o.getMetadata() == null ? null : o.getMetadata().getName();
   }
 }

@@ -31,6 +31,10 @@ public final class ReportingSink implements DecisionSink {
     io.micrometer.core.instrument.FunctionCounter.builder("respawn.events.dropped", this.events, EventQueue::dropped)
         .description("Events not written because " + EventQueue.CAPACITY + " were waiting")
         .register(metrics.registry());
+    io.micrometer.core.instrument.FunctionCounter.builder("respawn.events.lost", this.events, EventQueue::lost)
+        .description("Events the API server did not take though tried again for "
+            + EventQueue.RETRY_FOR.toSeconds() + "s")
+        .register(metrics.registry());
   }
 
   @Override

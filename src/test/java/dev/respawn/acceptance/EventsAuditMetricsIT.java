@@ -87,7 +87,8 @@ class EventsAuditMetricsIT extends OperatorScenario {
     assertThat(m).contains("respawn_restart_attempts_total{class=\"ToolFailure\",result=\"failed\"}",
         "respawn_restart_delay_seconds", "respawn_circuit_breakers{state=\"Open\"} 1.0",
         "respawn_decision_duration", "respawn_heartbeat_stale", "respawn_restart_exhausted",
-        "respawn_dependency_circuits", "respawn_dependency_waiting");
+        "respawn_dependency_circuits", "respawn_dependency_waiting", "respawn_events_dropped_total",
+        "respawn_events_lost_total");
     assertThat(m).doesNotContain("metric-probe-zq");
     assertThat(operator.get("/healthz").statusCode()).isEqualTo(200);
     assertThat(operator.get("/readyz").statusCode()).isEqualTo(200);

@@ -125,6 +125,38 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     assertThat(toldCount("everylost", EventReason.RestartFailed)).as("told: %s", told).isEqualTo(1);
   }
 
+  /**
+   * §3 "an Escalated Event" for a decision that ends the lifecycle: the API server takes no Event for two seconds
+   * (503 on every create, the client's own retries included) while the instance fails for good. The Event is written
+   * once the server takes Events again, once.
+   */
+  @Test
+  void anEscalatedEventDecidedWhileTheApiServerTookNoEventsIsWrittenAfter() {
+    jarLikeOperator();
+    running("noevents", "none", "backoff: {type: None}", 1);
+    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicReference<Instant> until = new AtomicReference<>(Instant.MAX);
+    f.api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        if (r.getMethod().equals("POST") && r.getPath().contains("/events") && Instant.now().isBefore(until.get())) {
+          refused.incrementAndGet();
+          return ApiFaults.status(503, "ServiceUnavailable", "no Events for now");
+        }
+        return null;
+      }
+    });
+    f.kubelet.terminate("noevents-1", 1, "Error", "network_timeout: upstream");
+    f.awaitInstance("noevents", i -> i.getStatus().phase == Phase.Failed);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> refused.get() >= 3); // the client's own three tries
+    until.set(Instant.now().plusSeconds(2));
+    await().atMost(OperatorFixture.AT_MOST).until(() -> events("noevents", "Escalated") >= 1);
+    f.api.faults(ApiFaults.NONE);
+    assertThat(refused.get()).as("the queue tried again after the client gave up").isGreaterThan(3);
+    f.holdsFor(Duration.ofMillis(1500), () -> 0, x -> true);
+    assertThat(events("noevents", "Escalated")).as("Events: %s", f.events("noevents")).isEqualTo(1);
+  }
+
   dev.respawn.observability.RestartMetrics jarMetrics;
 
   /** An operator whose client retries as the jar's does (OperatorCommand: withRequestRetryBackoffLimit(2)). */

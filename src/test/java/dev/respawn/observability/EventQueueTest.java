@@ -8,6 +8,9 @@ import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.EventReason;
 import dev.respawn.testsupport.ManualClock;
 import dev.respawn.testsupport.MockApi;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -96,6 +99,84 @@ class EventQueueTest {
     }
   }
 
+  /** Pauses by moving the test's clock, and remembers each pause. */
+  final List<Duration> pauses = new CopyOnWriteArrayList<>();
+  final EventQueue.Pause onTheClock = d -> {
+    pauses.add(d);
+    clock.advance(d);
+  };
+
+  void answerEventCreates(int code, int times) {
+    API.server().expect().post().withPath("/apis/events.k8s.io/v1/namespaces/" + ns + "/events")
+        .andReturn(code, new StatusBuilder().withCode(code).withMessage("not now").build()).times(times);
+  }
+
+  long eventCreates() {
+    return API.requests().matching(r -> r.verb().equals("POST") && r.resource().equals("events.events.k8s.io")
+        && r.path().contains("/namespaces/" + ns + "/")).size();
+  }
+
+  /** An API server down for a few seconds loses no Event, the Escalated one api.md §3 requires included. */
+  @Test
+  void anEventTheApiServerCouldNotTakeIsTriedAgainUntilItIsWritten() {
+    AgentInstance coder = instance("coder");
+    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
+    EventQueue queue = new EventQueue(new KubeEventRecorder(once, "op", clock, EVERY_REPEAT), 10, onTheClock);
+    answerEventCreates(503, 3);
+
+    try (LogCapture log = new LogCapture(EventQueue.class.getName(), Level.INFO)) {
+      queue.record(coder, null, Notice.warning(EventReason.Escalated, "[RST] Escalated coder"));
+      queue.record(coder, null, notice(EventReason.RestartFailed, 1));
+      queue.close(Duration.ofSeconds(30));
+      assertThat(log.events()).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
+          "Event Escalated about " + ns + "/coder not written yet: the API server did not take it; trying again"
+              + " for up to 120s",
+          "Event Escalated about " + ns + "/coder written at try 4");
+    }
+
+    assertThat(pauses).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2));
+    assertThat(events()).extracting(Event::getReason).containsExactlyInAnyOrder("Escalated", "RestartFailed");
+    assertThat(events()).filteredOn(e -> e.getReason().equals("Escalated")).singleElement().satisfies(e ->
+        assertThat(e.getEventTime().getTime()).as("when it was told, not when written")
+            .isEqualTo("2026-11-25T10:00:00.000000Z"));
+    assertThat(eventCreates()).isEqualTo(5);
+    assertThat(queue.lost()).isZero();
+  }
+
+  @Test
+  void anEventTheApiServerNeverTakesIsGivenUpTwoMinutesAfterItWasTold() {
+    AgentInstance coder = instance("coder");
+    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
+    EventQueue queue = new EventQueue(new KubeEventRecorder(once, "op", clock, EVERY_REPEAT), 10, onTheClock);
+    answerEventCreates(500, 1000);
+
+    queue.record(coder, null, Notice.warning(EventReason.Escalated, "[RST] Escalated coder"));
+    queue.close(Duration.ofSeconds(30));
+
+    // 0.5 s doubling up to 10 s apart, while the next try comes within two minutes of the telling
+    assertThat(pauses).startsWith(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+        Duration.ofSeconds(4), Duration.ofSeconds(8), Duration.ofSeconds(10)).hasSize(15);
+    assertThat(pauses.stream().reduce(Duration.ZERO, Duration::plus)).isEqualTo(Duration.ofMillis(115_500));
+    assertThat(eventCreates()).isEqualTo(16);
+    assertThat(queue.lost()).isEqualTo(1);
+    assertThat(events()).isEmpty();
+  }
+
+  @Test
+  void anEventTheApiServerRefusesIsNotTriedAgain() {
+    AgentInstance coder = instance("coder");
+    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
+    EventQueue queue = new EventQueue(new KubeEventRecorder(once, "op", clock, EVERY_REPEAT), 10, onTheClock);
+    answerEventCreates(403, 1);
+
+    queue.record(coder, null, notice(EventReason.RestartFailed, 0));
+    queue.close(Duration.ofSeconds(30));
+
+    assertThat(pauses).isEmpty();
+    assertThat(eventCreates()).isEqualTo(1);
+    assertThat(queue.lost()).isZero();
+  }
+
   @Test
   void anApiServerThatDoesNotAnswerNeverHoldsTheCallerAndTheExcessIsDropped() throws IOException {
     try (Silent silent = new Silent()) {
@@ -103,7 +184,7 @@ class EventQueueTest {
           .withMasterUrl("http://127.0.0.1:" + silent.port()).withRequestTimeout(60_000)
           .withRequestRetryBackoffLimit(0).build()).build();
       AgentInstance coder = instance("coder");
-      EventQueue queue = new EventQueue(new KubeEventRecorder(hung, "op", clock, EVERY_REPEAT), 3);
+      EventQueue queue = new EventQueue(new KubeEventRecorder(hung, "op", clock, EVERY_REPEAT), 3, EventQueue.Pause.SLEEP);
       // the first is taken by the writer (and hangs), three wait, the other six are dropped
       queue.record(coder, null, notice(EventReason.RestartFailed, 0));
       await().atMost(Duration.ofSeconds(30)).until(() -> silent.connections() >= 1);

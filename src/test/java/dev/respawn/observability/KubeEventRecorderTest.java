@@ -314,15 +314,66 @@ class KubeEventRecorderTest {
         .build()).build()) {
       KubeEventRecorder recorder = new KubeEventRecorder(unreachable, "op", clock);
 
-      try (LogCapture log = new LogCapture(KubeEventRecorder.class.getName(), Level.WARN)) {
-        assertThatCode(() -> assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.FAILED))
+      try (LogCapture log = new LogCapture(KubeEventRecorder.class.getName(), Level.DEBUG)) {
+        // worth another try, which is the caller's (EventQueue): told at debug level, not as a refusal
+        assertThatCode(() -> assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.UNAVAILABLE))
             .doesNotThrowAnyException();
-        assertThat(log.events()).singleElement()
-            .satisfies(e -> assertThat(e.getFormattedMessage()).contains("ConnectException"));
+        assertThat(log.events()).singleElement().satisfies(e -> {
+          assertThat(e.getLevel()).isEqualTo(Level.DEBUG);
+          assertThat(e.getFormattedMessage()).contains("to be tried again").contains("ConnectException");
+        });
       }
       assertThat(recorder.failures()).isEqualTo(1);
       assertThat(recorder.flush()).isZero();
     }
+  }
+
+  @Test
+  void anApiServerAskingToComeBackLaterIsWorthAnotherTryAndNothingIsRemembered() {
+    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
+    KubeEventRecorder recorder = new KubeEventRecorder(once, "op", clock, Settings.defaults());
+    for (int code : new int[] {429, 500, 503}) {
+      API.server().expect().post().withPath("/apis/events.k8s.io/v1/namespaces/" + ns + "/events")
+          .andReturn(code, new StatusBuilder().withCode(code).withMessage("come back later").build()).once();
+      assertThat(recorder.record(coder, pod, FAILED)).as("answered %d", code).isEqualTo(Outcome.UNAVAILABLE);
+    }
+    assertThat(recorder.failures()).isEqualTo(3);
+    assertThat(events()).isEmpty();
+
+    assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.CREATED);
+    assertThat(events()).singleElement().satisfies(e -> assertThat(e.getSeries()).isNull());
+  }
+
+  @Test
+  void anEventThatExistsAlreadyWasCreatedByATryWhoseAnswerWasLost() {
+    // the recorder names its first Event after the clock's nanoseconds: as if an earlier try had created it
+    java.time.Instant now = clock.instant();
+    String name = "coder." + Long.toHexString(now.getEpochSecond() * 1_000_000_000L + now.getNano());
+    API.client().events().v1().events().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.events.v1
+        .EventBuilder().withNewMetadata().withName(name).endMetadata().withReason("RestartFailed").build()).create();
+    KubeEventRecorder recorder = recorder(EVERY_REPEAT_WRITTEN);
+
+    assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.CREATED);
+    assertThat(recorder.failures()).isZero();
+    // remembered as written: a repeat updates its series, as after a plain create
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(recorder.record(coder, pod, FAILED)).isEqualTo(Outcome.SERIES_UPDATED);
+    assertThat(events()).singleElement().satisfies(e -> {
+      assertThat(e.getMetadata().getName()).isEqualTo(name);
+      assertThat(e.getSeries().getCount()).isEqualTo(2);
+    });
+    assertThat(eventWrites("POST")).as("the test's create and the recorder's").isEqualTo(2);
+  }
+
+  @Test
+  void aNoticeRecordedLaterKeepsTheTimeItHappened() {
+    java.time.Instant happened = clock.instant();
+    clock.advance(Duration.ofSeconds(40));
+
+    assertThat(recorder(Settings.defaults()).record(coder, pod, FAILED, happened)).isEqualTo(Outcome.CREATED);
+
+    assertThat(events()).singleElement().satisfies(
+        e -> assertThat(e.getEventTime().getTime()).isEqualTo("2026-11-21T10:00:00.000000Z"));
   }
 
   @Test
