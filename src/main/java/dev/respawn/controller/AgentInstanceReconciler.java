@@ -207,7 +207,8 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     boolean specLeaseExists = runLease.equals(specLease) ? lease != null
         : leases.get(new ResourceID(specLease, ns)).isPresent();
     Sighting sighted = InstanceSighting.of(instance, state, cached, directGet, runLease, lease, specLeaseExists,
-        renewals, now).withDependencies(resolver.circuits(instance)).withStartUntold(!unwritten.holds(uid));
+        renewals, policy.heartbeat().timeout().isPresent(), now).withDependencies(resolver.circuits(instance))
+        .withStartUntold(!unwritten.holds(uid));
     Optional<PodFacts> vanished = unwritten.vanished(uid, state, cached, directGet, now);
     // gone already: the decision's delete of it needs no API call
     vanished.ifPresent(p -> deletions.record(p.uid()));

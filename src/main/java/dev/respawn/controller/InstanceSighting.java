@@ -36,12 +36,17 @@ final class InstanceSighting {
   /**
    * @param lease the Lease the current run renews ({@code leaseName}: the one its pod was given), or null
    * @param leaseExists whether the Lease the spec names exists (the next run's: made when missing)
+   * @param heartbeatsRequired whether the policy has a heartbeat timeout (see {@link RenewalClock#heartbeatsNotRequired})
    */
   static Sighting of(AgentInstance instance, InstanceState state, List<Pod> cached, Function<String, Pod> directGet,
-      String leaseName, Lease lease, boolean leaseExists, RenewalClock renewals, Instant now) {
+      String leaseName, Lease lease, boolean leaseExists, RenewalClock renewals, boolean heartbeatsRequired,
+      Instant now) {
     String agentContainer = instance.getSpec() == null ? null : instance.getSpec().agentContainer;
     List<Pod> pods = new ArrayList<>(cached);
     boolean runExpected = state.phase == Phase.Starting || state.phase == Phase.Running;
+    if (runExpected && state.currentPod != null && !heartbeatsRequired) {
+      renewals.heartbeatsNotRequired(instance.getMetadata().getNamespace(), leaseName, state.currentPod);
+    }
     if (runExpected && state.currentPod != null
         && pods.stream().noneMatch(p -> state.currentPod.equals(p.getMetadata().getName()))) {
       Optional.ofNullable(directGet.apply(state.currentPod)).ifPresent(pods::add);
@@ -61,7 +66,8 @@ final class InstanceSighting {
     if (lease != null && state.currentPod != null && !state.currentPod.equals(holder) && !nextRunRenewed) {
       // another pod renewed last: ignored (api.md §5), the current run keeps the heartbeat it left
       Optional<LeaseView> left = renewals.leftBy(lease, state.currentPod);
-      Optional<LeaseView> granted = left.isPresent() ? left : firstLook(instance, leaseName, state, facts, view, renewals);
+      Optional<LeaseView> granted = left.isPresent() || !heartbeatsRequired ? left
+          : firstLook(instance, leaseName, state, facts, view, renewals);
       if (granted.isPresent()) {
         view = granted; // a later run that has not renewed yet, the last one's renewal still in the Lease
         holder = state.currentPod;
@@ -73,7 +79,7 @@ final class InstanceSighting {
       if (remembered.isPresent()) {
         view = remembered;
         holder = state.currentPod;
-      } else {
+      } else if (heartbeatsRequired) { // the grant's time is the first look that judges heartbeats
         Optional<LeaseView> granted = firstLook(instance, leaseName, state, facts, view, renewals);
         if (granted.isPresent()) {
           view = granted;
@@ -109,7 +115,8 @@ final class InstanceSighting {
 
   /**
    * A current run that never renewed (its Lease unrenewed, missing, or still showing the last run's renewal) and
-   * is older than this process: a full timeout from this process's first look (api.md §12), no heartbeat made up.
+   * is older than this process, or was live while its policy required no heartbeats: a full timeout from this
+   * process's first look (api.md §12), no heartbeat made up.
    */
   private static Optional<LeaseView> firstLook(AgentInstance instance, String leaseName, InstanceState state,
       List<PodFacts> facts, Optional<LeaseView> lease, RenewalClock renewals) {

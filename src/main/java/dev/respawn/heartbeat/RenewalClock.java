@@ -33,8 +33,13 @@ public final class RenewalClock {
   private final LongSupplier ticker;
   private final Map<String, Mark> seen = new ConcurrentHashMap<>();
   private final Map<String, Held> leftBy = new ConcurrentHashMap<>();
-  /** When this process first looked for a Lease it found missing or never renewed, for runs older than it. */
+  /**
+   * When this process first looked for a Lease it found missing or never renewed, for runs older than it or
+   * runs it watched without heartbeats first.
+   */
   private final Map<String, Mark> looked = new ConcurrentHashMap<>();
+  /** Per Lease, the pod of a run this process watched while its policy required no heartbeats. */
+  private final Map<String, String> unrequired = new ConcurrentHashMap<>();
   private final Instant startedAt;
 
   /** A clock whose ages follow {@code clock} itself (tests that move a clock by hand). */
@@ -130,15 +135,29 @@ public final class RenewalClock {
   /**
    * For a run older than this process ({@code runStart} before it started): when this process first looked
    * at the run's Lease, as an instant that ages with the ticker. A restarted operator grants every live run
-   * a full heartbeat timeout from then (api.md §12), also one that never renewed. Empty for a younger run.
+   * a full heartbeat timeout from then (api.md §12), also one that never renewed. The same for a run this
+   * process watched while its policy required no heartbeats ({@link #heartbeatsNotRequired}): a policy that
+   * starts to require them grants every live run a full timeout from then, rather than ending them all at once.
+   * Empty for other runs.
    */
   public Optional<Instant> firstLookAt(String namespace, String name, String holder, Instant runStart) {
-    if (runStart == null || !runStart.isBefore(startedAt)) {
+    boolean older = runStart != null && runStart.isBefore(startedAt);
+    if (!older && !holder.equals(unrequired.get(key(namespace, name)))) {
       return Optional.empty();
     }
     Mark look = looked.computeIfAbsent(key(namespace, name), k -> new Mark(clock.instant(), ticker.getAsLong(),
         holder, false));
     return Optional.of(at(look.tick()));
+  }
+
+  /**
+   * The run of pod {@code holder}, whose heartbeat is Lease {@code name}, is live while its policy requires no
+   * heartbeats: should it come to require them, the run is granted a full timeout from then.
+   */
+  public void heartbeatsNotRequired(String namespace, String name, String holder) {
+    String key = key(namespace, name);
+    unrequired.put(key, holder);
+    looked.remove(key); // a grant made before heartbeats were dropped is not the next one
   }
 
   /** Records the Lease's renewTime if it changed and the Lease is tracked; returns true when it did. */
@@ -190,6 +209,7 @@ public final class RenewalClock {
     seen.remove(key(namespace, name));
     leftBy.remove(key(namespace, name));
     looked.remove(key(namespace, name));
+    unrequired.remove(key(namespace, name));
   }
 
   /** How many Leases this clock remembers anything of. */
@@ -197,6 +217,7 @@ public final class RenewalClock {
     Set<String> keys = new HashSet<>(seen.keySet());
     keys.addAll(leftBy.keySet());
     keys.addAll(looked.keySet());
+    keys.addAll(unrequired.keySet());
     return keys.size();
   }
 

@@ -148,8 +148,9 @@ public final class LivenessGate {
     Instant deadline = seen == null || seen.plus(timeout.get()).isBefore(graceEnd) ? graceEnd
         : seen.plus(timeout.get());
     if (now.isAfter(deadline)) {
-      String why = seen == null ? (granted ? "no heartbeat within the heartbeat timeout granted at this operator's "
-          + "start (" + GoDuration.format(timeout.get()) + "), nor within the startup grace"
+      String why = seen == null ? (granted ? "no heartbeat within the heartbeat timeout granted when this operator "
+          + "began to watch the run's heartbeat (" + GoDuration.format(timeout.get()) + "; at its start, or when the "
+          + "policy came to require heartbeats), nor within the startup grace"
           : "no heartbeat within the startup grace")
           : "no heartbeat change seen since " + seen + " (timeout " + GoDuration.format(timeout.get()) + ")";
       return new Judgement(Optional.of(EndingKind.HEARTBEAT_STALE), new Liveness(false, STALE, why), Optional.empty());

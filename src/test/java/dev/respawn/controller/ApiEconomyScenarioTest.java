@@ -128,7 +128,7 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     restartedAfterItsGrace("mute", 1);
     AgentInstance ended = f.awaitInstance("mute", i -> i.getStatus().lastFailure != null);
     assertThat(ended.getStatus().lastFailure.pod).isEqualTo("mute-1");
-    assertThat(ended.getStatus().lastFailure.message).contains("granted at this operator's start");
+    assertThat(ended.getStatus().lastFailure.message).contains("granted when this operator began to watch the run's heartbeat");
   }
 
   @Test
@@ -144,7 +144,7 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     restartedAfterItsGrace("second", 2);
     AgentInstance ended = f.awaitInstance("second", i -> i.getStatus().lastFailure != null
         && "second-2".equals(i.getStatus().lastFailure.pod));
-    assertThat(ended.getStatus().lastFailure.message).contains("granted at this operator's start");
+    assertThat(ended.getStatus().lastFailure.message).contains("granted when this operator began to watch the run's heartbeat");
   }
 
   @Test

@@ -378,4 +378,32 @@ class HeartbeatScenarioTest extends MockClusterScenario {
       plain.stop();
     }
   }
+
+  /**
+   * A policy that comes to require heartbeats (a GitOps rollout turning them on) grants every live run a full
+   * timeout from then, as a restarted operator does (api.md §12), rather than ending every run whose startup grace
+   * is long over at once, a counted failure each. A run that still gives none is ended after that timeout.
+   */
+  @Test
+  void aPolicyThatComesToRequireHeartbeatsGrantsItsLiveRunsAFullTimeout() {
+    f.policy("later", "backoff: {type: Immediate}");
+    f.kubelet.script("mute", Run.runForever(), Run.runForever());
+    f.instance("mute", "later");
+    AgentInstance running = f.awaitInstance("mute", i -> at(i, 1, Phase.Running));
+    java.time.Instant graceEnd = java.time.Instant.parse(running.getStatus().runStartedAt).plusSeconds(2);
+    await().atMost(OperatorFixture.AT_MOST).until(() -> java.time.Instant.now().isAfter(graceEnd.plusSeconds(1)));
+    java.time.Instant edited = java.time.Instant.now();
+    f.editPolicy("later", p -> {
+      p.getSpec().heartbeat = new dev.respawn.api.v1alpha1.PolicyHeartbeatSpec();
+      p.getSpec().heartbeat.timeout = "3s";
+      p.getSpec().heartbeat.startupGrace = "2s";
+      return p;
+    });
+    f.holdsFor(Duration.ofMillis(2000), () -> f.pod("mute-1") != null, alive -> alive);
+    AgentInstance ended = f.awaitInstance("mute", i -> i.getStatus().lastFailure != null);
+    assertThat(ended.getStatus().lastFailure.pod).isEqualTo("mute-1");
+    assertThat(ended.getStatus().lastFailure.message).contains("when the policy came to require heartbeats");
+    assertThat(java.time.Instant.parse(ended.getStatus().lastFailure.at)).as("a full 3 s timeout from the edit")
+        .isAfterOrEqualTo(edited.plusSeconds(3));
+  }
 }

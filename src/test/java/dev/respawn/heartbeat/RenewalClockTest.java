@@ -45,6 +45,33 @@ class RenewalClockTest {
     assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", mineSeen.plusSeconds(1), true)).isEmpty();
   }
 
+  /** A policy that comes to require heartbeats grants every run it watched without them a look from then. */
+  @Test
+  void aRunWatchedWithoutHeartbeatsGetsItsFirstLookWhenTheyAreRequired() {
+    RenewalClock renewals = new RenewalClock(clock);
+    advance(Duration.ofSeconds(1));
+    Instant runStart = now.get(); // younger than this process: no grant of its own
+    assertThat(renewals.firstLookAt("agents", "coder", "coder-1", runStart)).isEmpty();
+
+    renewals.heartbeatsNotRequired("agents", "coder", "coder-1");
+    advance(Duration.ofMinutes(10));
+    Instant required = now.get();
+    assertThat(renewals.firstLookAt("agents", "coder", "coder-1", runStart)).hasValue(required);
+    advance(Duration.ofSeconds(3));
+    assertThat(renewals.firstLookAt("agents", "coder", "coder-1", runStart)).as("the first look, not every look")
+        .hasValue(required);
+    assertThat(renewals.firstLookAt("agents", "coder", "coder-2", now.get())).as("a later run: not granted")
+        .isEmpty();
+
+    // heartbeats dropped and required again: a look from the second time
+    renewals.heartbeatsNotRequired("agents", "coder", "coder-1");
+    advance(Duration.ofMinutes(1));
+    assertThat(renewals.firstLookAt("agents", "coder", "coder-1", runStart)).hasValue(now.get());
+
+    renewals.forget("agents", "coder");
+    assertThat(renewals.size()).isZero();
+  }
+
   @Test
   void aRunOlderThanThisProcessThatItNeverSawRenewGetsAFullTimeoutFromTheFirstLook() {
     RenewalClock renewals = new RenewalClock(clock);

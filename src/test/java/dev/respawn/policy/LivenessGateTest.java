@@ -65,7 +65,7 @@ class LivenessGateTest {
     s.advance(Duration.ofMillis(1));
     Decision stale = s.reconcile();
     assertThat(stale.deletePod()).isTrue();
-    assertThat(s.state.lastFailure.message()).contains("granted at this operator's start");
+    assertThat(s.state.lastFailure.message()).contains("granted when this operator began to watch the run's heartbeat");
   }
 
   @Test
