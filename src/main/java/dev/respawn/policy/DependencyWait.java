@@ -3,6 +3,7 @@ package dev.respawn.policy;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.InterruptionClass;
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.ResumeMode;
 import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.InstanceState.FailureInfo;
@@ -44,11 +45,8 @@ final class DependencyWait {
         : circuit.release(settings, d.instance(), d.now, s.lastFailure.probe(), d.now).at();
     Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
     // the restart it waits for is a restart after an interruption like any other: from its checkpoint when
-    // eligible (api.md §7), and under Require never a fresh one
+    // eligible (api.md §7); under Require never a fresh one, which its turn escalates (step d2 comes before h)
     ResumeEligibility.Verdict resume = FailureSteps.resume(d, cls, delay);
-    if (FailureSteps.refusesFresh(d, e, cls, resume, c.maxRetries())) {
-      return true;
-    }
     d.recordRunEnd(e.podUid(), RunOutcome.Failure, cls, e.exitCode(), ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
     s.phase = Phase.CircuitOpen;
     s.waitingFor = settings.name();
@@ -94,7 +92,7 @@ final class DependencyWait {
     if (settings.isEmpty()) {
       s.waitingFor = null;
       s.nextRestartAt = d.now;
-      return !windowFull(d);
+      return !refusedAtTurn(d);
     }
     DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
     Instant blamedAt = s.lastFailure == null ? null : s.lastFailure.at();
@@ -104,7 +102,7 @@ final class DependencyWait {
       // longer than the openDuration this instance computed itself, should the fleet see it otherwise
       boolean due = s.nextRestartAt == null || !d.now.isBefore(s.nextRestartAt);
       d.wakeAt(s.nextRestartAt);
-      return due && !windowFull(d);
+      return due && !refusedAtTurn(d);
     }
     DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt,
         s.lastFailure != null && s.lastFailure.probe(), d.now);
@@ -117,7 +115,7 @@ final class DependencyWait {
       return false;
     }
     release.at().ifPresent(d::wakeAt);
-    if (release.now() && windowFull(d)) {
+    if (release.now() && refusedAtTurn(d)) {
       return false;
     }
     if (release.now() && inReleaseOrder(circuit, d.instance()) && !release.at().get().equals(shown)) {
@@ -151,6 +149,33 @@ final class DependencyWait {
       at = at == null || cooled.isAfter(at) ? cooled : at;
     }
     return at;
+  }
+
+  /**
+   * A waiting instance whose turn came (or whose wait ended otherwise) that may not restart: its restart window is
+   * full, or its restart would be a fresh one under {@code resume.mode: Require}. Escalated; returns true when it is.
+   */
+  private static boolean refusedAtTurn(DecisionDraft d) {
+    return windowFull(d) || freshUnderRequire(d);
+  }
+
+  /**
+   * A waiter whose failure's resume verdict was not eligible under {@code resume.mode: Require} (api.md §7: not
+   * eligible -> Escalated with that code): it waited for the dependency first (§3 d2 comes before h), and its turn
+   * escalates it rather than restart it fresh. Returns true when it is.
+   */
+  private static boolean freshUnderRequire(DecisionDraft d) {
+    InstanceState s = d.state;
+    if (d.policy.resume().mode() != ResumeMode.Require || s.lastRestart == null
+        || s.lastRestart.kind() != RestartKind.Failure || s.lastRestart.resumeCheckpoint() != null
+        || s.resume.reasonCode() == null) {
+      return false;
+    }
+    ReasonCode code = s.resume.reasonCode();
+    d.decided(DecisionAction.Escalate, code, d.sequenceMaxAttempts(), Duration.ZERO,
+        s.lastFailure == null ? null : s.lastFailure.interruptionClass(), false, 0, "system");
+    d.stop(Phase.Escalated, TerminalReason.UnrecoverableError, code);
+    return true;
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
 import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.TerminalReason;
 import dev.respawn.simulate.SimulatedPods;
 import java.time.Duration;
 import java.time.Instant;
@@ -780,19 +781,31 @@ class DependencyFleetTest {
   }
 
   /**
-   * README: "under resume.mode: Require without an eligible checkpoint it is Escalated with the resume code, never
-   * restarted fresh", also when its failure is blamed on a dependency it would wait for.
+   * §3 d2 comes before h: under resume.mode Require, a blamed failure without an eligible checkpoint waits for the
+   * dependency like any other (not counted, in the fleet's waiters); its turn would be a fresh restart, which §7
+   * refuses: it is Escalated with the resume code then, and never restarted.
    */
   @Test
-  void underRequireABlamedFailureWithoutACheckpointEscalatesRatherThanWaiting() {
+  void underRequireABlamedFailureWithoutACheckpointWaitsAndItsTurnEscalatesIt() {
     Fleet f = new Fleet(modelApiPolicy("resume: {mode: Require}\n", "failureThreshold: 1\nopenDuration: 30s\n"),
         "a");
     f.startAll();
     f.now = T0.plusSeconds(10);
     Decision d = f.fail("a", OUTAGE);
-    assertThat(f.m("a").state.phase).isEqualTo(Phase.Escalated);
-    assertThat(d.reasonCode()).isEqualTo(ReasonCode.RESUME_MISSING_CHECKPOINT);
-    assertThat(f.m("a").state.waitingFor).isNull();
+    assertThat(d.reasonCode()).isEqualTo(ReasonCode.DEPENDENCY_CIRCUIT_OPEN);
+    assertThat(f.m("a").state.phase).isEqualTo(Phase.CircuitOpen);
+    assertThat(f.m("a").state.waitingFor).isEqualTo("model-api");
+    assertThat(f.m("a").state.attempt).as("not counted").isZero();
+    assertThat(f.m("a").state.resume.reasonCode()).isEqualTo(ReasonCode.RESUME_MISSING_CHECKPOINT);
+
+    f.settle();
+    f.runUntil(T0.plusSeconds(600));
+    Member a = f.m("a");
+    assertThat(a.state.phase).isEqualTo(Phase.Escalated);
+    assertThat(a.state.lastDecision.reasonCode()).isEqualTo(ReasonCode.RESUME_MISSING_CHECKPOINT);
+    assertThat(a.state.lastDecision.action()).isEqualTo(DecisionAction.Escalate);
+    assertThat(a.state.terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
+    assertThat(a.podsCreated).as("never restarted fresh").hasSize(1);
   }
 
   /**
