@@ -2,6 +2,7 @@ package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceSpec;
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.Violation;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,8 +67,11 @@ final class InstanceSpecRules {
       if (spec.policyRef.name == null) {
         found.add(new Violation("spec.policyRef.name", "is required when spec.policyRef is given (the name of an "
             + "AgentRestartPolicy in the instance's namespace; leave spec.policyRef out for the default policy)"));
-      } else {
-        bounded("spec.policyRef.name", spec.policyRef.name, 1, MAX_OBJECT_NAME, found);
+      } else if (bounded("spec.policyRef.name", spec.policyRef.name, 1, MAX_OBJECT_NAME, found)
+          && !DNS_SUBDOMAIN.matcher(spec.policyRef.name).matches()) {
+        found.add(new Violation("spec.policyRef.name", "must be a DNS-1123 subdomain (lower-case letters, digits, "
+            + "'-' and '.', beginning and ending with a letter or digit): it names an AgentRestartPolicy in the "
+            + "instance's namespace (got \"" + Bounds.truncateUtf8(spec.policyRef.name, 64) + "\")"));
       }
     }
     if (spec.agentContainer != null) {

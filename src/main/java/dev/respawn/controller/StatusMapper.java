@@ -240,8 +240,13 @@ public final class StatusMapper {
     return texts == null ? List.of() : texts.stream().map(StatusMapper::time).filter(Objects::nonNull).toList();
   }
 
+  /**
+   * A count kept in status (run, attempt, restarts, trips, ...): missing is 0; one a hand edit made negative, or too
+   * large to count on from (the schema allows any int32), is taken as 0 or {@link Bounds#COUNT_LIMIT}, so that
+   * the next decision neither throws nor wraps around to a negative run number.
+   */
   private static int orZero(Integer i) {
-    return i == null ? 0 : i;
+    return i == null || i < 0 ? 0 : Math.min(i, Bounds.COUNT_LIMIT);
   }
 
   private static ReasonCode code(String text) {

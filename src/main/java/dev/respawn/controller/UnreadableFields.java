@@ -60,7 +60,9 @@ final class UnreadableFields {
     String wanted = "of another type";
     if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
       Class<?> t = m.getTargetType();
-      if (t == Integer.class || t == int.class || t == Long.class || t == long.class) {
+      if ((t == Integer.class || t == int.class) && got != null && got.isIntegralNumber() && !got.canConvertToInt()) {
+        wanted = "an integer from -2147483648 to 2147483647";
+      } else if (t == Integer.class || t == int.class || t == Long.class || t == long.class) {
         wanted = "an integer";
       } else if (t == Double.class || t == double.class || t == Float.class) {
         wanted = "a number";

@@ -16,6 +16,8 @@ public final class Bounds {
   /** Request ids remembered per kind before the last one (status.earlierRequests). */
   public static final int EARLIER_REQUESTS = 10;
   public static final int MAX_RETRIES = 1000;
+  /** The largest count (run, attempt, restarts) read from status: far from int overflow when counted on. */
+  public static final int COUNT_LIMIT = 1_000_000_000;
   public static final int MAX_RESTARTS = 1000;
   public static final int MAX_FAILURE_THRESHOLD = 100;
 

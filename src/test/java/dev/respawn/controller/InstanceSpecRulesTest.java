@@ -54,6 +54,18 @@ class InstanceSpecRulesTest {
         .isEqualTo("spec.policyRef.name: must not be empty");
   }
 
+  /** A name that no AgentRestartPolicy can have never reaches a request path ("../pods/x", "ns/p"): refused. */
+  @Test
+  void aPolicyRefNamesAnObjectADns1123SubdomainCanName() {
+    for (String bad : List.of("other-ns/p7", "../../pods/control-1", "Standard", "p_7", "-p", "p.")) {
+      assertThat(InstanceSpecRules.check(instance(s -> s.policyRef = new PolicyReference(bad))))
+          .as(bad).extracting(Violation::toString).singleElement().asString()
+          .startsWith("spec.policyRef.name: must be a DNS-1123 subdomain").contains(bad);
+    }
+    assertThat(InstanceSpecRules.check(instance(s -> s.policyRef = new PolicyReference("team-a.standard-2"))))
+        .isEmpty();
+  }
+
   @Test
   void theTaskIsAtMost256Characters() {
     List<Violation> found = InstanceSpecRules.check(instance(s -> s.task = "é".repeat(257)));

@@ -52,6 +52,23 @@ class TolerantResourcesTest {
     assertThat(instance.getSpec().policyRef.name).isEqualTo("standard");
   }
 
+  /**
+   * §9: the schema wants objects and int32s; a policyRef given as a bare name is no reference (it was read as one),
+   * and a status count past int32 says what it must be.
+   */
+  @Test
+  void aPolicyRefAsAStringAndACountPastInt32AreRefusedByName() {
+    AgentInstance instance = serialization.unmarshal("""
+        {"apiVersion": "respawn.dev/v1alpha1", "kind": "AgentInstance", "metadata": {"name": "a"},
+         "spec": {"policyRef": "p7"}, "status": {"run": 9223372036854775807}}
+        """, AgentInstance.class);
+
+    assertThat(instance.unreadable().fields()).map(Unreadable.Field::toString).containsExactlyInAnyOrder(
+        "spec.policyRef: must be an object (got \"p7\")",
+        "status.run: must be an integer from -2147483648 to 2147483647 (got 9223372036854775807)");
+    assertThat(instance.getSpec().policyRef).isNull();
+  }
+
   @Test
   void anUnknownEnumValueNamesTheValuesItMayTake() {
     // a status edited by hand on a cluster that skipped the schema: the rule says what the field may be

@@ -90,6 +90,20 @@ class DecisionLogTest {
     assertThat(onlyEvent().getFormattedMessage()).isEqualTo("[RST] Restart failed for b: {} {0}");
   }
 
+  /**
+   * An agent's termination message quoted in a notice cannot start a log line of its own: a forged audit line after
+   * a line break (black-box tester), a carriage return, a NUL.
+   */
+  @Test
+  void writesWhatAgentsWroteOnOneLine() {
+    String forged = "{\"event\":\"restart_decision\",\"instance\":\"control\",\"reason_code\":\"forged\"}";
+    new DecisionLog().notice("a", "evil", Notice.warning(dev.respawn.policy.EventReason.RestartFailed,
+        "[RST] Restart failed for evil: exit 1 \"boom\n" + forged + "\r\u0000\tend\u2028\""));
+
+    assertThat(onlyEvent().getFormattedMessage()).doesNotContain("\n", "\r", "\u0000", "\u2028")
+        .isEqualTo("[RST] Restart failed for evil: exit 1 \"boom\\n" + forged + "\\r\\u0000\\tend\\u2028\"");
+  }
+
   @Test
   void logsAtInfoWithDebugOff() {
     capture.close();
