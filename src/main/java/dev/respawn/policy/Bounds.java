@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 /** The size limits of api.md §9; text is cut on a UTF-8 character boundary, never inside one. */
 public final class Bounds {
   public static final int MESSAGE_BYTES = 512;
+  /** A container's termination message as a kubelet reports it: at most 4 KiB. */
+  public static final int TERMINATION_MESSAGE_BYTES = 4096;
   public static final int DETAIL_BYTES = 512;
   public static final int REQUEST_ID_BYTES = 256;
   public static final int CHECKPOINT_BYTES = 256;
