@@ -111,6 +111,12 @@ class EventQueueTest {
         .andReturn(code, new StatusBuilder().withCode(code).withMessage("not now").build()).times(times);
   }
 
+  /** A queue whose client tries each write once (the retries counted are the queue's) and pauses on the clock. */
+  EventQueue pausingOnTheClock() {
+    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
+    return new EventQueue(new KubeEventRecorder(once, "op", clock, EVERY_REPEAT), 10, onTheClock);
+  }
+
   long eventCreates() {
     return API.requests().matching(r -> r.verb().equals("POST") && r.resource().equals("events.events.k8s.io")
         && r.path().contains("/namespaces/" + ns + "/")).size();
@@ -120,8 +126,7 @@ class EventQueueTest {
   @Test
   void anEventTheApiServerCouldNotTakeIsTriedAgainUntilItIsWritten() {
     AgentInstance coder = instance("coder");
-    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
-    EventQueue queue = new EventQueue(new KubeEventRecorder(once, "op", clock, EVERY_REPEAT), 10, onTheClock);
+    EventQueue queue = pausingOnTheClock();
     answerEventCreates(503, 3);
 
     try (LogCapture log = new LogCapture(EventQueue.class.getName(), Level.INFO)) {
@@ -146,8 +151,7 @@ class EventQueueTest {
   @Test
   void anEventTheApiServerNeverTakesIsGivenUpTwoMinutesAfterItWasTold() {
     AgentInstance coder = instance("coder");
-    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
-    EventQueue queue = new EventQueue(new KubeEventRecorder(once, "op", clock, EVERY_REPEAT), 10, onTheClock);
+    EventQueue queue = pausingOnTheClock();
     answerEventCreates(500, 1000);
 
     queue.record(coder, null, Notice.warning(EventReason.Escalated, "[RST] Escalated coder"));
@@ -165,8 +169,7 @@ class EventQueueTest {
   @Test
   void anEventTheApiServerRefusesIsNotTriedAgain() {
     AgentInstance coder = instance("coder");
-    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
-    EventQueue queue = new EventQueue(new KubeEventRecorder(once, "op", clock, EVERY_REPEAT), 10, onTheClock);
+    EventQueue queue = pausingOnTheClock();
     answerEventCreates(403, 1);
 
     queue.record(coder, null, notice(EventReason.RestartFailed, 0));
