@@ -107,6 +107,11 @@ public final class RestartEvaluator {
     }
     if (s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen) {
       d.wakeAt(s.nextRestartAt);
+      if ((takenUp || d.startsExisting) && s.nextRestartAt != null && !s.nextRestartAt.isAfter(d.now)) {
+        // this decision's start was one made before (its status write deferred), whose run has ended already and
+        // asked for a restart due now (exit 42, Ignore, a request): the next look makes it, at once
+        d.wakeAt(d.now.plusMillis(1));
+      }
     }
     return d;
   }

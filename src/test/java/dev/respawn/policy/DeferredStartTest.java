@@ -78,4 +78,32 @@ class DeferredStartTest {
         || d.deletions().stream().anyMatch(x -> x.name().equals("coder-2"));
     assertThat(accounted).as("live probe pod coder-2 unaccounted; status " + d.state().phase).isTrue();
   }
+
+  /**
+   * §3.3: a run whose start status still waits (its pod carries it) and that asks for its restart (exit 42) before
+   * then is restarted at once: the decision that takes its start up and decides the exit leaves a restart due now,
+   * which the next look makes (black-box story tester: Backoff with nextRestartAt in the past and no pod, for good).
+   */
+  @Test
+  void aDeferredStartWhoseRunAsksForItsRestartIsRestartedAtOnce() {
+    AgentSim s = new AgentSim(AgentSim.policy(DEP)).started();
+    s.heartbeat(HealthVerdict.Healthy);
+    s.reconcile();
+    s.exit(1, "Error", "tool failed");
+    InstanceState shown = s.state.copy();
+    s.now = s.state.nextRestartAt;
+    Decision create = s.reconcile();
+    assertThat(create.start()).isPresent();
+    assertThat(create.deferStatus()).isTrue();
+    s.state = shown; // status was not written
+    s.advance(Duration.ofMillis(300));
+    Decision asked = s.exit(42);
+    assertThat(asked.start()).as("the start taken up").hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
+    assertThat(s.state.phase).isEqualTo(Phase.Backoff);
+    assertThat(asked.wakeAt()).as("the restart due now comes with the next look").contains(s.now.plusMillis(1));
+    Decision next = s.wake();
+    assertThat(next.start()).as("restarted: %s", s.state.phase).hasValueSatisfying(p -> assertThat(p.run())
+        .isEqualTo(3));
+    assertThat(s.state.run).isEqualTo(3);
+  }
 }

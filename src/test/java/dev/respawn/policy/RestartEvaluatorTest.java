@@ -1420,6 +1420,30 @@ class RestartEvaluatorTest {
       assertThat(reasons(healed)).contains("RestartSucceeded", "CircuitBreakerStateChanged");
     }
 
+    /**
+     * §3.3: a HalfOpen trial that asks for its restart (exit 42) is restarted at
+     * once, the circuit still HalfOpen (the story tester's lost restart was a deferred start's, see
+     * DeferredStartTest).
+     */
+    @Test
+    void aHalfOpenTrialThatAsksForItsRestartIsRestartedAtOnce() {
+      AgentSim s = sim(circuit(retries(Specs.spec(), 10), 2, "10m", "5m", false)).started();
+      s.exit(1);
+      s.restartAndRun();
+      s.exit(1);
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.Open);
+      s.now = s.state.nextRestartAt;
+      assertThat(s.reconcile().start()).isPresent();
+      s.running();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+      int run = s.state.run;
+
+      Decision asked = s.exit(42);
+      assertThat(asked.start()).as("at once, the circuit HalfOpen: %s", s.state.phase).isPresent();
+      assertThat(s.state.circuit.state()).isEqualTo(CircuitState.HalfOpen);
+      assertThat(s.state.run).isEqualTo(run + 1);
+    }
+
     @Test
     void jAFailedHalfOpenTrialReopens() {
       AgentSim s = sim(circuit(retries(Specs.spec(), 10), 2, "10m", "5m", false)).started();
