@@ -21,13 +21,15 @@ class DeferredStartTest {
         match: {messageContains: ["HTTP 503"]}
       """, AgentRestartPolicySpec.class);
 
-  /** A restart whose status write waits for the first renewal; meanwhile the shared circuit opens. */
-  @Test
-  void deferredStartThenDependencyOpensLeavesItsPodRunningUnaccounted() {
+  /**
+   * A healthy run fails with {@code message}; at nextRestartAt the next pod is made, its start status deferred (it
+   * waits for the run's first sign) and not written: status still shows the failure's Backoff.
+   */
+  static AgentSim restartStatusUnwritten(String message) {
     AgentSim s = new AgentSim(AgentSim.policy(DEP)).started();
     s.heartbeat(HealthVerdict.Healthy);
     s.reconcile();
-    s.exit(1, "Error", "upstream model API answered HTTP 503");
+    s.exit(1, "Error", message);
     assertThat(s.state.phase).isEqualTo(Phase.Backoff);
     InstanceState shown = s.state.copy();
     s.now = s.state.nextRestartAt;
@@ -35,6 +37,13 @@ class DeferredStartTest {
     assertThat(create.start()).isPresent();
     assertThat(create.deferStatus()).isTrue();
     s.state = shown; // status was not written
+    return s;
+  }
+
+  /** A restart whose status write waits for the first renewal; meanwhile the shared circuit opens. */
+  @Test
+  void deferredStartThenDependencyOpensLeavesItsPodRunningUnaccounted() {
+    AgentSim s = restartStatusUnwritten("upstream model API answered HTTP 503");
     s.advance(Duration.ofSeconds(1));
     Instant opened = s.now.minusMillis(200);
     s.modelApiOpen(1, opened);
@@ -86,16 +95,7 @@ class DeferredStartTest {
    */
   @Test
   void aDeferredStartWhoseRunAsksForItsRestartIsRestartedAtOnce() {
-    AgentSim s = new AgentSim(AgentSim.policy(DEP)).started();
-    s.heartbeat(HealthVerdict.Healthy);
-    s.reconcile();
-    s.exit(1, "Error", "tool failed");
-    InstanceState shown = s.state.copy();
-    s.now = s.state.nextRestartAt;
-    Decision create = s.reconcile();
-    assertThat(create.start()).isPresent();
-    assertThat(create.deferStatus()).isTrue();
-    s.state = shown; // status was not written
+    AgentSim s = restartStatusUnwritten("tool failed");
     s.advance(Duration.ofMillis(300));
     Decision asked = s.exit(42);
     assertThat(asked.start()).as("the start taken up").hasValueSatisfying(p -> assertThat(p.run()).isEqualTo(2));
