@@ -43,7 +43,7 @@ public final class StatusMapper {
       return s;
     }
     s.phase = st.phase == null ? Phase.Pending : st.phase;
-    s.run = orZero(st.run);
+    s.run = st.run == null ? 0 : st.run; // pods are matched to it by their run label: read as written
     s.currentPod = st.currentPod;
     s.runStartedAt = time(st.runStartedAt);
     s.attempt = orZero(st.attempt);
@@ -89,7 +89,7 @@ public final class StatusMapper {
       if (r == null) {
         continue; // a null item (possible only where no schema is enforced) says nothing
       }
-      s.history.add(new RunInfo(orZero(r.run), r.pod, r.podUid, time(r.startedAt), time(r.endedAt), named(RunOutcome.class, r.outcome),
+      s.history.add(new RunInfo(r.run == null ? 0 : r.run, r.pod, r.podUid, time(r.startedAt), time(r.endedAt), named(RunOutcome.class, r.outcome),
           r.failureClass, r.exitCode, code(r.reasonCode)));
     }
     if (st.handledRequests != null) {
@@ -241,9 +241,10 @@ public final class StatusMapper {
   }
 
   /**
-   * A count kept in status (run, attempt, restarts, trips, ...): missing is 0; one a hand edit made negative, or too
+   * A count kept in status (attempt, restarts, trips, ...): missing is 0; one a hand edit made negative, or too
    * large to count on from (the schema allows any int32), is taken as 0 or {@link Bounds#COUNT_LIMIT}, so that
-   * the next decision neither throws nor wraps around to a negative run number.
+   * the next decision neither throws (a backoff of attempt -4) nor wraps around. Not the run number, which names
+   * pods and is matched against their labels.
    */
   private static int orZero(Integer i) {
     return i == null || i < 0 ? 0 : Math.min(i, Bounds.COUNT_LIMIT);
