@@ -55,11 +55,13 @@ class OperatorRestartAndApiEconomyIT extends OperatorScenario {
       leader.start();
       var lease = cluster.client.leases().inNamespace(ns).withName("respawn-operator-leader");
       await().atMost(PATIENCE).until(() -> lease.get() != null && leader.log().contains("New leader"));
-      lease.edit(l -> {
-        l.getSpec().setHolderIdentity("another-replica");
-        l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).plusHours(1));
-        return l;
-      });
+      // another replica takes the Lease over; an edit racing the leader's own renewal (409) is made again
+      await().atMost(PATIENCE).ignoreExceptionsInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class)
+          .until(() -> lease.edit(l -> {
+            l.getSpec().setHolderIdentity("another-replica");
+            l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).plusHours(1));
+            return l;
+          }) != null);
       assertThat(leader.exitedWith(Duration.ofSeconds(30))).as("log: %s", leader.tail()).isEqualTo(1);
       assertThat(leader.log()).contains("Lost the leader Lease respawn-operator-leader: exiting");
     }
