@@ -96,7 +96,7 @@ final class Commits {
     try {
       written = landed || due.write().test(writer.observing(due.generation()));
     } catch (RuntimeException e) {
-      if (refusedForGood(e) || entry.failures() + 1 >= SETTLE_ATTEMPTS) {
+      if (PermanentRefusal.is(e) || entry.failures() + 1 >= SETTLE_ATTEMPTS) {
         LOG.warn("The status of a decision of {}/{} could not be written again ({}); it is decided anew",
             instance.getMetadata().getNamespace(), instance.getMetadata().getName(), e.getMessage());
       } else {
@@ -109,12 +109,6 @@ final class Commits {
       due.tell().run();
     }
     return Optional.of(written ? Optional.of(Duration.ZERO) : Optional.empty());
-  }
-
-  /** A refusal the same write will meet again (422 invalid, 403 forbidden, ...), not a conflict or a busy server. */
-  private static boolean refusedForGood(RuntimeException e) {
-    return e instanceof io.fabric8.kubernetes.client.KubernetesClientException k && k.getCode() >= 400
-        && k.getCode() < 500 && k.getCode() != 409 && k.getCode() != 429;
   }
 
   /** The instance is gone. */

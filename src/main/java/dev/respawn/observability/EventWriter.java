@@ -1,5 +1,6 @@
 package dev.respawn.observability;
 
+import dev.respawn.controller.PermanentRefusal;
 import dev.respawn.policy.Bounds;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.MicroTime;
@@ -100,12 +101,12 @@ final class EventWriter {
     return Bounds.truncateUtf8(regardingName, KubeEventRecorder.NAME_BYTES - suffix.length()).replaceAll("[.-]+$", "") + suffix;
   }
 
-  /** No answer, or one that asks to come back (429 Too Many Requests, 5xx); 4xx refusals stay refused. */
+  /**
+   * No answer, or one that asks to come back (429 Too Many Requests, 5xx); a 4xx refusal stays refused (a create's
+   * 409 is taken up before: the Event exists).
+   */
   static boolean worthAnotherTry(RuntimeException e) {
-    if (!(e instanceof KubernetesClientException k)) {
-      return false;
-    }
-    return k.getCode() < 400 || k.getCode() == 429 || k.getCode() >= 500;
+    return e instanceof KubernetesClientException && !PermanentRefusal.is(e);
   }
 
   static ObjectReference reference(HasMetadata object) {
