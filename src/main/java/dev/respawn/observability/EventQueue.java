@@ -67,44 +67,64 @@ public final class EventQueue implements AutoCloseable {
   /** Queues a decision's notice about {@code regarding}; {@code related} (the pod) may be null. */
   public void record(HasMetadata regarding, HasMetadata related, Notice notice) {
     Instant told = recorder.now();
-    if (!offer(() -> write(regarding, related, notice, told))) {
+    if (!offer(new EventWork(recorder.attempt(regarding, related, notice, told), notice, about(regarding), told))) {
       long n = dropped.incrementAndGet();
       if (n == 1 || n % 100 == 0) {
-        LOG.warn("{} Events waiting to be written: {} {} about {}/{} dropped ({} so far)", writer.getQueue().size(),
-            notice.reason(), notice.type(), regarding.getMetadata().getNamespace(),
-            regarding.getMetadata().getName(), n);
+        LOG.warn("{} Events waiting to be written: {} {} about {} dropped ({} so far)", writer.getQueue().size(),
+            notice.reason(), notice.type(), about(regarding), n);
       }
     }
   }
 
-  /** Writes one Event, trying again while the API server cannot take it, until it is RETRY_FOR old. */
-  private void write(HasMetadata regarding, HasMetadata related, Notice notice, Instant told) {
-    Duration wait = FIRST_RETRY;
-    for (int tries = 1; ; tries++) {
-      if (recorder.record(regarding, related, notice, told) != Outcome.UNAVAILABLE) {
-        if (tries > 1) {
-          LOG.info("Event {} about {} written at try {}", notice.reason(), about(regarding), tries);
+  /** One Event to write, told at {@code told}. */
+  private final class EventWork implements Runnable {
+    private final EventAttempt attempt;
+    private final Notice notice;
+    private final String about;
+    private final Instant told;
+
+    EventWork(EventAttempt attempt, Notice notice, String about, Instant told) {
+      this.attempt = attempt;
+      this.notice = notice;
+      this.about = about;
+      this.told = told;
+    }
+
+    /** Writes it, trying again while the API server cannot take it, until it is RETRY_FOR old. */
+    @Override
+    public void run() {
+      Duration wait = FIRST_RETRY;
+      for (int tries = 1; ; tries++) {
+        if (attempt.write() != Outcome.UNAVAILABLE) {
+          if (tries > 1) {
+            LOG.info("Event {} about {} written at try {}", notice.reason(), about, tries);
+          }
+          return;
         }
-        return;
+        if (recorder.now().plus(wait).isAfter(told.plus(RETRY_FOR))) {
+          giveUp();
+          LOG.warn("Event {} about {} not written: the API server did not take it in {} tries over {}s",
+              notice.reason(), about, tries, Duration.between(told, recorder.now()).toSeconds());
+          return;
+        }
+        if (tries == 1) {
+          LOG.warn("Event {} about {} not written yet: the API server did not take it; trying again for up to {}s",
+              notice.reason(), about, RETRY_FOR.toSeconds());
+        }
+        try {
+          pause.pause(wait);
+        } catch (InterruptedException e) { // the operator stops
+          giveUp();
+          Thread.currentThread().interrupt();
+          return;
+        }
+        wait = wait.multipliedBy(2).compareTo(LONGEST_PAUSE) > 0 ? LONGEST_PAUSE : wait.multipliedBy(2);
       }
-      if (recorder.now().plus(wait).isAfter(told.plus(RETRY_FOR))) {
-        lost.incrementAndGet();
-        LOG.warn("Event {} about {} not written: the API server did not take it in {} tries over {}s",
-            notice.reason(), about(regarding), tries, Duration.between(told, recorder.now()).toSeconds());
-        return;
-      }
-      if (tries == 1) {
-        LOG.warn("Event {} about {} not written yet: the API server did not take it; trying again for up to {}s",
-            notice.reason(), about(regarding), RETRY_FOR.toSeconds());
-      }
-      try {
-        pause.pause(wait);
-      } catch (InterruptedException e) { // the operator stops
-        lost.incrementAndGet();
-        Thread.currentThread().interrupt();
-        return;
-      }
-      wait = wait.multipliedBy(2).compareTo(LONGEST_PAUSE) > 0 ? LONGEST_PAUSE : wait.multipliedBy(2);
+    }
+
+    void giveUp() {
+      attempt.abandon();
+      lost.incrementAndGet();
     }
   }
 
@@ -130,7 +150,10 @@ public final class EventQueue implements AutoCloseable {
     return dropped.get();
   }
 
-  /** Events the API server did not take, after trying again for {@link #RETRY_FOR} (or until the operator stopped). */
+  /**
+   * Events the API server did not take, after trying again for {@link #RETRY_FOR} (or until the operator stopped), and
+   * Events still waiting when the operator stopped.
+   */
   public long lost() {
     return lost.get();
   }
@@ -158,7 +181,9 @@ public final class EventQueue implements AutoCloseable {
     writer.shutdown();
     try {
       if (!writer.awaitTermination(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.warn("{} Events were not written before the operator stopped", writer.shutdownNow().size());
+        long events = writer.shutdownNow().stream().filter(EventWork.class::isInstance).count();
+        lost.addAndGet(events); // the one being written, if any, counts itself when its pause is interrupted
+        LOG.warn("{} Events were not written before the operator stopped", events);
       }
     } catch (InterruptedException e) {
       writer.shutdownNow();

@@ -5,7 +5,6 @@ import dev.respawn.policy.Decision.Notice;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -26,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * object and the excess is dropped and counted ({@link #dropped()}). The dedup cache is an LRU.
  *
  * <p>Never throws: a failed write is counted ({@link #failures()}) and logged, a refused one as a warning,
- * one worth another try ({@link Outcome#UNAVAILABLE}) at debug level: its caller tries again. Writes are
- * synchronous, on the caller's thread. Thread-safe.
+ * one worth another try ({@link Outcome#UNAVAILABLE}) at debug level: its caller may try it again as it was decided
+ * ({@link #attempt}: the same Event name, no second rate-limit token). Writes are synchronous, on the caller's
+ * thread. Thread-safe.
  */
 public final class KubeEventRecorder {
   public static final String REPORTING_CONTROLLER = "respawn.dev/operator";
@@ -42,7 +42,7 @@ public final class KubeEventRecorder {
    */
   static final java.util.Set<String> NEVER_DROPPED = java.util.Set.of(dev.respawn.policy.EventReason.Escalated.name(),
       dev.respawn.policy.EventReason.DependencyCircuitChanged.name());
-  private static final Logger LOG = LoggerFactory.getLogger(KubeEventRecorder.class);
+  static final Logger LOG = LoggerFactory.getLogger(KubeEventRecorder.class);
 
   /**
    * @param dedupWindow a repeat later than this after the last one starts a new Event
@@ -88,18 +88,19 @@ public final class KubeEventRecorder {
     FAILED,
     /**
      * Not written: the API server could not be reached, did not answer in time, or asked to come back later
-     * (429, 5xx). Worth another try; nothing of it is remembered.
+     * (429, 5xx). Worth another try.
      */
     UNAVAILABLE
   }
 
+  /** What a recorder and the writes it starts ({@link EventAttempt}) share. */
+  record Parts(EventWriter writer, InstantSource clock, Settings settings, EventSeriesCache cache, AtomicLong dropped,
+      AtomicLong coalesced, AtomicLong failures) {}
+
+  private final Parts parts;
   private final EventWriter writer;
   private final InstantSource clock;
-  private final Settings settings;
   private final EventSeriesCache cache;
-  private final AtomicLong dropped = new AtomicLong();
-  private final AtomicLong coalesced = new AtomicLong();
-  private final AtomicLong failures = new AtomicLong();
 
   public KubeEventRecorder(KubernetesClient client, String reportingInstance, InstantSource clock) {
     this(client, reportingInstance, clock, Settings.defaults());
@@ -110,9 +111,10 @@ public final class KubeEventRecorder {
     this.writer = new EventWriter(client, REPORTING_CONTROLLER,
         Bounds.truncateUtf8(Objects.requireNonNull(reportingInstance), 128));
     this.clock = Objects.requireNonNull(clock);
-    this.settings = Objects.requireNonNull(settings);
     this.cache = new EventSeriesCache(settings.cacheSize(), settings.newEventsBurst(),
         settings.newEventsPerObjectPerMinute());
+    this.parts = new Parts(writer, clock, Objects.requireNonNull(settings), cache, new AtomicLong(), new AtomicLong(),
+        new AtomicLong());
   }
 
   /** The operator's pod name (env POD_NAME, else HOSTNAME), for reportingInstance. */
@@ -133,89 +135,33 @@ public final class KubeEventRecorder {
   }
 
   /**
-   * Records a decision's notice that happened {@code at} (the Event's time, e.g. when a write that failed is
-   * tried again); the dedup and rate limits go by the time it is recorded. Never throws.
+   * Records a decision's notice that happened {@code at} (the Event's time); the dedup and rate limits go by the
+   * time it is recorded. A write the API server could not take is given up ({@link Outcome#UNAVAILABLE}): to try it
+   * again as it was decided, use {@link #attempt}. Never throws.
    */
   public Outcome record(HasMetadata regarding, HasMetadata related, Notice notice, Instant at) {
-    String reason = notice.reason().name();
-    try {
-      return recordOrThrow(regarding, related, notice.type().name(), reason, notice.reason().action(),
-          notice.message(), at);
-    } catch (RuntimeException e) {
-      failures.incrementAndGet();
-      if (EventWriter.worthAnotherTry(e)) {
-        LOG.debug("Could not write Event {} about {}/{} (to be tried again): {}", reason, namespaceOf(regarding),
-            nameOf(regarding), describe(e));
-        return Outcome.UNAVAILABLE;
-      }
-      LOG.warn("Could not write Event {} about {}/{}: {}", reason, namespaceOf(regarding), nameOf(regarding),
-          describe(e));
-      return Outcome.FAILED;
+    EventAttempt attempt = attempt(regarding, related, notice, at);
+    Outcome outcome = attempt.write();
+    if (outcome == Outcome.UNAVAILABLE) {
+      attempt.abandon();
     }
+    return outcome;
+  }
+
+  /** A decision's notice that happened {@code at}, to be written by {@link EventAttempt#write()}, tried again if need be. */
+  EventAttempt attempt(HasMetadata regarding, HasMetadata related, Notice notice, Instant at) {
+    String note = Bounds.truncateUtf8(notice.message() == null ? "" : notice.message(), NOTE_BYTES);
+    ObjectReference regardingRef = EventWriter.reference(regarding);
+    String objectKey = regardingRef.getUid() != null ? regardingRef.getUid()
+        : regardingRef.getNamespace() + "/" + regardingRef.getName();
+    EventSeriesCache.Key key = new EventSeriesCache.Key(objectKey, notice.reason().name(), notice.type().name(), note);
+    return new EventAttempt(parts, regardingRef, related == null ? null : EventWriter.reference(related), key,
+        notice.reason().action(), at);
   }
 
   /** The time by this recorder's clock. */
   Instant now() {
     return clock.instant();
-  }
-
-  private Outcome recordOrThrow(HasMetadata regarding, HasMetadata related, String type, String reason,
-      String action, String message, Instant at) {
-    Instant now = clock.instant();
-    String note = Bounds.truncateUtf8(message == null ? "" : message, NOTE_BYTES);
-    ObjectReference regardingRef = EventWriter.reference(regarding);
-    String objectKey = regardingRef.getUid() != null ? regardingRef.getUid()
-        : regardingRef.getNamespace() + "/" + regardingRef.getName();
-    EventSeriesCache.Key key = new EventSeriesCache.Key(objectKey, reason, type, note);
-
-    EventSeriesCache.Step step = cache.next(key, regardingRef.getNamespace(), now, settings.dedupWindow(),
-        settings.seriesUpdateInterval(), !NEVER_DROPPED.contains(reason), () -> writer.name(regardingRef.getName(), now));
-    switch (step.kind()) {
-      case DROP -> {
-        dropped.incrementAndGet();
-        return Outcome.DROPPED;
-      }
-      case COALESCE -> {
-        coalesced.incrementAndGet();
-        return Outcome.COALESCED;
-      }
-      case UPDATE -> {
-        try {
-          writer.updateSeries(step.entry().namespace(), step.entry().name(), step.entry().coreV1(), step.count(),
-              at);
-          return Outcome.SERIES_UPDATED;
-        } catch (KubernetesClientException e) {
-          if (e.getCode() != 404) {
-            cache.updateFailed(step);
-            throw e;
-          }
-          cache.forget(key, step.entry()); // the Event expired on the server: start a new one
-          return recordOrThrow(regarding, related, type, reason, action, message, at);
-        } catch (RuntimeException e) {
-          cache.updateFailed(step);
-          throw e;
-        }
-      }
-      default -> {
-        EventSeriesCache.Entry entry = step.entry();
-        try {
-          boolean core = writer.create(new EventWriter.Draft(regardingRef.getNamespace(), entry.name(), regardingRef,
-              related == null ? null : EventWriter.reference(related), type, reason, action, note, at));
-          cache.created(key, entry, core);
-          return Outcome.CREATED;
-        } catch (KubernetesClientException e) {
-          if (e.getCode() == 409) { // its name is this recorder's own: a try whose answer was lost created it
-            cache.created(key, entry, writer.usesCoreV1());
-            return Outcome.CREATED;
-          }
-          cache.forget(key, entry);
-          throw e;
-        } catch (RuntimeException e) {
-          cache.forget(key, entry);
-          throw e;
-        }
-      }
-    }
   }
 
   /** Writes the counts of repeats still waiting for their series update. Never throws. */
@@ -227,7 +173,7 @@ public final class KubeEventRecorder {
         cache.flushed(p);
         written++;
       } catch (RuntimeException e) {
-        failures.incrementAndGet();
+        parts.failures().incrementAndGet();
         LOG.warn("Could not update Event {}/{}: {}", p.entry().namespace(), p.entry().name(), describe(e));
       }
     }
@@ -247,17 +193,17 @@ public final class KubeEventRecorder {
 
   /** New Events not written because of the per-object rate limit. */
   public long dropped() {
-    return dropped.get();
+    return parts.dropped().get();
   }
 
   /** Repeats whose series update was deferred. */
   public long coalesced() {
-    return coalesced.get();
+    return parts.coalesced().get();
   }
 
   /** Writes the API server refused or that failed. */
   public long failures() {
-    return failures.get();
+    return parts.failures().get();
   }
 
   /** True once the cluster turned out not to serve events.k8s.io/v1. */

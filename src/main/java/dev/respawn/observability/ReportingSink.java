@@ -33,7 +33,7 @@ public final class ReportingSink implements DecisionSink {
         .register(metrics.registry());
     io.micrometer.core.instrument.FunctionCounter.builder("respawn.events.lost", this.events, EventQueue::lost)
         .description("Events the API server did not take though tried again for "
-            + EventQueue.RETRY_FOR.toSeconds() + "s")
+            + EventQueue.RETRY_FOR.toSeconds() + "s, or still waiting when the operator stopped")
         .register(metrics.registry());
   }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.EventReason;
+import dev.respawn.testsupport.ApiFaults;
 import dev.respawn.testsupport.ManualClock;
 import dev.respawn.testsupport.MockApi;
 import ch.qos.logback.classic.Level;
@@ -15,6 +16,8 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -166,6 +169,69 @@ class EventQueueTest {
     assertThat(events()).isEmpty();
   }
 
+  /** A create the API server applied but whose answer was lost (a 503 after all) is met by a 409 when tried again. */
+  @Test
+  void anEventWhoseCreateLandedThoughItsAnswerWasLostIsWrittenOnce() {
+    AgentInstance coder = instance("coder");
+    EventQueue queue = pausingOnTheClock();
+    AtomicInteger answersLost = new AtomicInteger();
+    API.faults(new ApiFaults() {
+      @Override
+      public MockResponse after(RecordedRequest request, MockResponse handled) {
+        boolean create = "POST".equals(request.getMethod()) && request.getPath().contains("/namespaces/" + ns + "/events");
+        return create && answersLost.getAndIncrement() == 0 ? ApiFaults.status(503, "ServiceUnavailable", "lost") : handled;
+      }
+    });
+    try {
+      queue.record(coder, null, Notice.warning(EventReason.Escalated, "[RST] Escalated coder"));
+      queue.close(Duration.ofSeconds(30));
+    } finally {
+      API.faults(ApiFaults.NONE);
+    }
+
+    assertThat(eventCreates()).as("the first create, and its try again answered 409").isEqualTo(2);
+    assertThat(events()).extracting(Event::getReason).containsExactly("Escalated");
+    assertThat(queue.lost()).isZero();
+  }
+
+  /** A try again is the same Event: it takes no second token of its instance's rate limit. */
+  @Test
+  void anEventTriedAgainTakesNoSecondRateLimitToken() {
+    AgentInstance coder = instance("coder");
+    KubernetesClient once = API.newClient(b -> b.withRequestRetryBackoffLimit(0));
+    KubeEventRecorder oneAMinute = new KubeEventRecorder(once, "op", clock,
+        new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1, 1, Duration.ZERO));
+    EventQueue queue = new EventQueue(oneAMinute, 10, onTheClock);
+    answerEventCreates(503, 2);
+
+    queue.record(coder, null, notice(EventReason.RestartFailed, 0));
+    queue.close(Duration.ofSeconds(30));
+
+    assertThat(events()).extracting(Event::getReason).containsExactly("RestartFailed");
+    assertThat(oneAMinute.dropped()).isZero();
+    assertThat(eventCreates()).isEqualTo(3);
+  }
+
+  /** A repeat whose series update the API server could not take counts once when tried again. */
+  @Test
+  void aSeriesUpdateTriedAgainCountsTheRepeatOnce() {
+    AgentInstance coder = instance("coder");
+    EventQueue queue = pausingOnTheClock();
+    Notice failed = notice(EventReason.RestartFailed, 0);
+    queue.record(coder, null, failed);
+    await().atMost(Duration.ofSeconds(30)).until(() -> events().size() == 1);
+    String name = events().get(0).getMetadata().getName();
+    API.server().expect().patch().withPath("/apis/events.k8s.io/v1/namespaces/" + ns + "/events/" + name)
+        .andReturn(503, new StatusBuilder().withCode(503).withMessage("not now").build()).once();
+
+    clock.advance(Duration.ofSeconds(1));
+    queue.record(coder, null, failed);
+    queue.close(Duration.ofSeconds(30));
+
+    assertThat(pauses).containsExactly(Duration.ofMillis(500));
+    assertThat(events()).singleElement().satisfies(e -> assertThat(e.getSeries().getCount()).isEqualTo(2));
+  }
+
   @Test
   void anEventTheApiServerRefusesIsNotTriedAgain() {
     AgentInstance coder = instance("coder");
@@ -197,6 +263,8 @@ class EventQueueTest {
       assertThat(queue.dropped()).isEqualTo(6);
       assertThat(queue.waiting()).isEqualTo(4);
       queue.close(Duration.ofMillis(200));
+      // the three still waiting are lost (and the one being written, once the stop interrupts its call)
+      assertThat(queue.lost()).isBetween(3L, 4L);
       hung.close();
     }
   }
