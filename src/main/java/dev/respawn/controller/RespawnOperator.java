@@ -35,6 +35,8 @@ public final class RespawnOperator implements AutoCloseable {
       .setMaxInterval(10_000).withoutMaxAttempts();
 
   private final Operator operator;
+  private final KubernetesClient client;
+  private final Optional<LeaderElection> election;
   private final AgentInstanceReconciler instances;
   /** Closed before JOSDK stops: no reconcile acts on the caches JOSDK empties as it stops. */
   private final ReconcileGate gate = new ReconcileGate();
@@ -65,6 +67,8 @@ public final class RespawnOperator implements AutoCloseable {
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
       Optional<LeaderElection> election, Optional<MeterRegistry> registry) {
     TolerantResources.requireTolerant(client);
+    this.client = client;
+    this.election = election;
     this.operator = new Operator(o -> {
       o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
           .withStopOnInformerErrorDuringStartup(false).withCacheSyncTimeout(settings.informerSyncTimeout());
@@ -151,6 +155,9 @@ public final class RespawnOperator implements AutoCloseable {
           ReconcileGate.DRAIN);
     }
     operator.stop();
+    // it acts no more: a standby may lead at once
+    election.filter(e -> e.release(client)).ifPresent(e -> LoggerFactory.getLogger(RespawnOperator.class)
+        .info("Gave the leader Lease {} up", LEADER_LEASE));
     sink.close();
   }
 }

@@ -119,6 +119,28 @@ class LeaderElectionTest {
         .isEqualTo(1));
   }
 
+  /**
+   * A leader that stops (SIGTERM, a rollout) gives its Lease up once it no longer acts: the standby leads at its next
+   * try, not when the Lease would have expired (3 s here; 15 s in a cluster), so a restart due meanwhile is not late.
+   */
+  @Test
+  void aLeaderThatStopsGivesItsLeaseUpAndTheStandbyLeadsAtItsNextTry() {
+    String leader = await().atMost(Duration.ofSeconds(20)).until(this::leader, l -> l != null);
+    RespawnOperator leading = leader.equals("first") ? first : second;
+    String follower = leader.equals("first") ? "second" : "first";
+    // the Lease just renewed: left to expire, the follower could take it only LEASE later
+    String renewed = api.client().leases().inNamespace(NS).withName(RespawnOperator.LEADER_LEASE).get().getSpec()
+        .getRenewTime().toString();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !renewed.equals(api.client().leases().inNamespace(NS)
+        .withName(RespawnOperator.LEADER_LEASE).get().getSpec().getRenewTime().toString()));
+    long stoppedAt = System.nanoTime();
+    leading.close();
+    await().atMost(LEASE.plusSeconds(5)).pollInterval(Duration.ofMillis(20)).until(this::leader, follower::equals);
+    Duration takeover = Duration.ofNanos(System.nanoTime() - stoppedAt);
+    assertThat(takeover).as("taken over at the follower's next try (every 250 ms), not at expiry (3 s)")
+        .isLessThan(LEASE.minusSeconds(1));
+  }
+
   /** A leader that loses its Lease and does not exit (as here) stops acting: it is no longer the leader. */
   @Test
   void aLeaderThatLostItsLeaseStopsActing() {
