@@ -11,7 +11,6 @@ import dev.respawn.policy.RestartEvaluator;
 import dev.respawn.policy.RestartPolicy;
 import dev.respawn.policy.PodFacts;
 import dev.respawn.policy.Sighting;
-import dev.respawn.policy.Violation;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -170,9 +169,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     if (settled.isPresent()) {
       return settled.get(); // a decision owed to status was written first: decided again on it
     }
-    String unreadable = java.util.stream.Stream.concat(java.util.stream.Stream.of(instance.unreadable().describe()),
-        InstanceSpecRules.check(instance).stream().map(Violation::toString)).filter(p -> !p.isEmpty())
-        .collect(java.util.stream.Collectors.joining("; "));
+    String unreadable = InstanceSpecRules.problems(instance);
     Optional<Refused> refused = Optional.empty();
     if (!unreadable.isEmpty()) {
       // fields of the wrong JSON type (the schema was bypassed): refused, like an invalid policy
@@ -182,7 +179,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     } else if (resolved.policy().isEmpty()) {
       refused = Optional.of(new Refused(resolved.reason(), resolved.message()));
     }
-    if (refused.isPresent() && !suspended(instance)) {
+    if (refused.isPresent() && !InstanceSighting.suspended(instance)) {
       refuse(instance, writer, refused.get().reason(), refused.get().message(), now);
       return Optional.empty();
     }
@@ -225,14 +222,16 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
       // its turn of the release came while an earlier one or others' still start: it waits, nothing is written
       return Optional.of(held.get().plusMillis(1));
     }
+    // a Lease made is told to its cache (no event back, no reconcile); a refused instance gets none (see below)
+    PodActions actions = new PodActions(context.getClient(), pods, instance, deletions, leaseNames,
+        made -> leases.handleRecentResourceCreate(ResourceID.fromResource(made), made));
     // a refused instance gets nothing made for it, its heartbeat Lease neither (its name may be the refusal)
-    PodActions actions = new PodActions(context.getClient(), pods, instance, deletions, leaseNames);
-    Decision decision = actions.execute(
-        refused.isPresent() ? decided.withoutLease() : decided,
-        (invalid, message) -> evaluator.spawnFailed(policy, state, seen, invalid, message, now,
-            random(instance, state)),
-        // told to the Lease cache, so our own create does not come back as an event and a reconcile
-        created -> leases.handleRecentResourceCreate(ResourceID.fromResource(created), created));
+    Decision toDo = refused.isPresent() ? decided.withoutLease() : decided;
+    // a decision that ends the live run (and starts none) is recorded before its pod is deleted: an operator that
+    // stops in between leaves the decision in status (its successor deletes the pod), not a pod that "vanished"
+    boolean recordFirst = toDo.deletePod() && toDo.start().isEmpty();
+    Decision decision = recordFirst ? toDo : actions.execute(toDo, (invalid, message) -> evaluator.spawnFailed(
+        policy, state, seen, invalid, message, now, random(instance, state)));
     // the next release slot counts from when the server took this pod, not from the decision (api.md §11)
     ReleaseGate.releasing(decision).flatMap(policy::dependency).ifPresent(d -> releases.created(instance,
         resolver.reference(instance).map(ResourceID::getName).orElse(""), d, settings.clock().instant()));
@@ -263,6 +262,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     if (!commits.commitThenTell(instance, commit, writer)) {
       return Optional.empty(); // the instance was deleted meanwhile
     }
+    if (recordFirst) {
+      actions.execute(decision, (invalid, message) -> decision);
+    }
     sink.decisionTook(took);
     // from the time this reconcile ends, not when it began: its writes took time (measured from the start, every
     // backoff would be late by this reconcile's duration)
@@ -272,10 +274,6 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
 
   /** Why the instance is refused: the Ready condition's reason and message. */
   private record Refused(Refusal reason, String message) {}
-
-  private static boolean suspended(AgentInstance instance) {
-    return instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
-  }
 
   /** Nothing is restarted: status says why, then it is told (Event, audit line). */
   private void refuse(AgentInstance instance, InstanceStatusWriter writer, Refusal reason, String message,

@@ -54,7 +54,7 @@ final class InstanceSighting {
     List<PodFacts> facts = pods.stream().map(p -> facts(p, agentContainer, now)).toList();
     Map<String, String> annotations = instance.getMetadata().getAnnotations() == null ? Map.of()
         : instance.getMetadata().getAnnotations();
-    boolean suspend = instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
+    boolean suspend = suspended(instance);
     RenewalClock.Seen sighting = lease == null ? null : renewals.sighting(lease);
     Optional<LeaseView> view = Optional.ofNullable(HeartbeatLeases.view(lease,
         sighting == null ? null : sighting.at(), sighting != null && sighting.firstSight()));
@@ -170,5 +170,10 @@ final class InstanceSighting {
       }
     }
     return requests;
+  }
+
+  /** Whether spec.suspend is set (api.md §3 step 1). */
+  static boolean suspended(AgentInstance instance) {
+    return instance.getSpec() != null && Boolean.TRUE.equals(instance.getSpec().suspend);
   }
 }

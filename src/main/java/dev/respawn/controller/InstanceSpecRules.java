@@ -32,6 +32,13 @@ final class InstanceSpecRules {
 
   private InstanceSpecRules() {}
 
+  /** What is wrong with the instance's spec as read (fields of the wrong JSON type) and by these rules; "" if nothing. */
+  static String problems(AgentInstance instance) {
+    return java.util.stream.Stream.concat(java.util.stream.Stream.of(instance.unreadable().describe()),
+        check(instance).stream().map(Violation::toString)).filter(p -> !p.isEmpty())
+        .collect(java.util.stream.Collectors.joining("; "));
+  }
+
   static List<Violation> check(AgentInstance instance) {
     List<Violation> found = new ArrayList<>();
     String name = instance.getMetadata().getName();

@@ -40,23 +40,24 @@ final class PodActions {
   private final AgentInstance instance;
   private final RecentDeletions deletions;
   private final RunLeases leases;
+  private final java.util.function.Consumer<Lease> leaseCreated;
 
+  /** {@code leaseCreated} is handed each heartbeat Lease created. */
   PodActions(KubernetesClient client, InformerEventSource<Pod, AgentInstance> pods, AgentInstance instance,
-      RecentDeletions deletions, RunLeases leases) {
+      RecentDeletions deletions, RunLeases leases, java.util.function.Consumer<Lease> leaseCreated) {
     this.client = client;
     this.pods = pods;
     this.instance = instance;
     this.deletions = deletions;
     this.leases = leases;
+    this.leaseCreated = leaseCreated;
   }
 
   /**
    * Executes the decision and returns it, or the spawn-failure decision that replaced it ({@code
-   * spawnFailed} takes whether the template is invalid and the server's message). The Lease created is
-   * handed to {@code leaseCreated}.
+   * spawnFailed} takes whether the template is invalid and the server's message).
    */
-  Decision execute(Decision decision, BiFunction<Boolean, String, Decision> spawnFailed,
-      java.util.function.Consumer<Lease> leaseCreated) {
+  Decision execute(Decision decision, BiFunction<Boolean, String, Decision> spawnFailed) {
     for (PodDeletion deletion : decision.deletions()) {
       delete(deletion);
     }

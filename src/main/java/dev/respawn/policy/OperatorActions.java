@@ -40,6 +40,8 @@ final class OperatorActions {
     } else if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
       d.recordRunEnd(currentUid(d), RunOutcome.Stopped, null, null, ReasonCode.SUSPENDED);
       d.endRun = true;
+    } else if (d.currentPod().filter(p -> RestartEvaluator.decidedButLive(d, p)).isPresent()) {
+      d.endRun = true; // suspended, recorded, but the operator stopped before the pod was deleted
     }
     s.waitingFor = null; // a suspended instance stops waiting for a dependency
     if (s.phase != Phase.Suspended) {

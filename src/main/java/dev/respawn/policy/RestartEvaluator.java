@@ -145,6 +145,10 @@ public final class RestartEvaluator {
   /** The current run: its ending, or its progress while it lives. */
   private void observeRun(DecisionDraft d, Optional<PodView> pod) {
     InstanceState s = d.state;
+    if (pod.isPresent() && decidedButLive(d, pod.get())) {
+      d.endRun = true; // its ending was recorded, its pod not deleted yet: the operator stopped in between
+      return;
+    }
     if (pod.isPresent() && pod.get().isLive()) {
       s.heartbeat = LivenessGate.track(s.heartbeat, d.obs.lease().orElse(null), d.now);
     }
@@ -158,6 +162,17 @@ public final class RestartEvaluator {
     } else if (pod.isPresent() && pod.get().isLive() && !s.phase.isTerminal() && !ended) {
       progress(d, pod.get());
     }
+  }
+
+  /**
+   * A run whose end a decision recorded (its pod's uid is in history) while its agent still runs and its pod is not
+   * being deleted: the decision that ended it (a stall, a restart request, ...) writes status before it deletes the
+   * pod, and the operator stopped in between. Its pod is deleted now; the run is not observed again (it would be
+   * taken for a live run, or, once gone, for a pod someone else deleted).
+   */
+  static boolean decidedButLive(DecisionDraft d, PodView pod) {
+    boolean agentEnded = d.obs.ending().filter(e -> e.pod().equals(pod.name())).isPresent();
+    return pod.isLive() && pod.stage() != PodView.Stage.TERMINATING && !agentEnded && d.state.hasRecorded(pod.uid());
   }
 
   /** A live current run: Starting -> Running, liveness, HalfOpen bound, end of the failure sequence. */

@@ -249,9 +249,9 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   }
 
   /**
-   * §6 "restart now ... Not a failure", across an operator death: the operator deletes the live pod for a restart
-   * request, then cannot write status before it stops (what it owed dies with it). The next operator finds the pod
-   * gone and the request not yet handled: that is the request's restart, once, not a ContextReset failure.
+   * §6 "restart now ... Not a failure", across an operator death: the operator cannot write the status of a restart
+   * request before it stops. The request's decision is recorded before the live pod is deleted, so the pod is still
+   * there; the next operator finds the request not yet handled: that is the request's restart, once, not a failure.
    */
   @Test
   void aRestartRequestWhoseOperatorDiedBeforeItsStatusWriteIsNoFailure() {
@@ -260,8 +260,8 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.api.faults(ApiFaults.refuseStatusWrites("died", 503, "ServiceUnavailable", "the API server is unavailable",
         refused));
     f.annotate("died", AgentInstance.RESTART_ANNOTATION, "r1");
-    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("died-1") == null);
     await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
+    assertThat(f.pod("died-1")).as("recorded first, deleted then").isNotNull();
     f.stopOperator();
     f.api.faults(ApiFaults.NONE);
     assertThat(f.get("died").getStatus().run).as("nothing of the restart was written").isEqualTo(1);
@@ -274,6 +274,71 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     assertThat(st.lastRestart.requestId).isEqualTo("r1");
     assertThat(st.history).singleElement().satisfies(h -> assertThat(h.outcome.toString()).isEqualTo("Restarted"));
     assertThat(f.podsEverCreated("died")).containsExactly("died-1", "died-2");
+  }
+
+  /**
+   * A run that ends by its stale heartbeat (§5), whose operator stops before the decision's status is written: the
+   * decision is recorded before its pod is deleted, so the next operator finds the run live, grants it a fresh timeout
+   * (§12) and ends it again as what it was, a Timeout; not as a pod that vanished (ContextReset, §4 "deleted by
+   * someone else").
+   */
+  @Test
+  void aStallWhoseStatusWriteTheStoppedOperatorNeverMadeIsStillATimeout() {
+    f.policy("hb", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nheartbeat: {timeout: 1s}");
+    f.kubelet.script("stall", Run.runForever(), Run.runForever());
+    f.instance("stall", "hb");
+    f.awaitInstance("stall", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(ApiFaults.refuseStatusWrites("stall", 503, "ServiceUnavailable", "the API server is unavailable",
+        refused));
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
+    f.stopOperator();
+    f.api.faults(ApiFaults.NONE);
+    assertThat(f.pod("stall-1")).as("recorded first, deleted then: %s", f.describe("stall")).isNotNull();
+    f.startOperator();
+    var st = f.awaitInstance("stall", i -> i.getStatus().phase == Phase.Backoff).getStatus();
+    assertThat(st.lastFailure.failureClass.toString()).as("%s", f.describe("stall")).isEqualTo("Timeout");
+    assertThat(st.lastFailure.failureReason).isEqualTo("HealthCheckFailed");
+    assertThat(st.attempt).isEqualTo(1);
+    assertThat(st.history).hasSize(1);
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("stall-1") == null);
+  }
+
+  /**
+   * The other side of it: the stall's status is written, and the operator stops before its pod is deleted (the
+   * delete refused). The next operator deletes the pod of the run status says ended; it neither takes it for a live
+   * run nor decides its ending again.
+   */
+  @Test
+  void aStallRecordedWhosePodTheStoppedOperatorNeverDeletedIsDeletedByTheNext() {
+    f.policy("hb", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nheartbeat: {timeout: 1s}");
+    f.kubelet.script("kept", Run.runForever(), Run.runForever());
+    f.instance("kept", "hb");
+    f.awaitInstance("kept", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public io.fabric8.mockwebserver.http.MockResponse before(io.fabric8.mockwebserver.http.RecordedRequest r) {
+        if ("DELETE".equals(r.getMethod()) && r.getPath().contains("/pods/kept-1")) {
+          refused.incrementAndGet();
+          return ApiFaults.status(503, "ServiceUnavailable", "the API server is unavailable");
+        }
+        return null;
+      }
+    });
+    var decided = f.awaitInstance("kept", i -> i.getStatus().phase == Phase.Backoff).getStatus();
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
+    f.stopOperator();
+    f.api.faults(ApiFaults.NONE);
+    assertThat(f.pod("kept-1")).isNotNull();
+    f.startOperator();
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("kept-1") == null);
+    var st = f.holdsFor(Duration.ofMillis(1500), () -> f.get("kept").getStatus(), s -> s.phase == Phase.Backoff);
+    assertThat(st.lastFailure.failureClass.toString()).isEqualTo("Timeout");
+    assertThat(st.attempt).isEqualTo(1);
+    assertThat(st.history).hasSize(1);
+    assertThat(st.lastDecision.at).as("not decided again").isEqualTo(decided.lastDecision.at);
+    assertThat(f.podsEverCreated("kept")).containsExactly("kept-1");
   }
 
   /** §6 "each distinct value is acted on once": a request made while the operator is down, then another restart. */

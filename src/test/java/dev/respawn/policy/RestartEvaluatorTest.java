@@ -141,6 +141,30 @@ class RestartEvaluatorTest {
           .doesNotContain("kubectl logs coder-1 "));
     }
 
+    /**
+     * A decision that ends the live run is written to status before its pod is deleted: when the operator stopped in
+     * between, the next decision sees the run recorded as ended and its pod still running. It deletes the pod again,
+     * and decides nothing else (the run is no live run to take up, nor an ending to decide anew).
+     */
+    @Test
+    void aRunRecordedAsEndedWhosePodStillRunsIsDeletedAndNothingElse() {
+      for (boolean suspend : new boolean[] {false, true}) {
+        AgentSim s = sim(Specs.spec()).started();
+        s.suspend = suspend;
+        s.restartRequest = suspend ? null : new Request("r1", null);
+        Sighting podStillRunning = s.sighting(null);
+        Decision ended = s.reconcile();
+        assertThat(ended.deletePod()).as("suspend %s", suspend).isTrue();
+
+        Decision again = s.evaluator.decide(s.policy, ended.state(), podStillRunning, s.now.plusSeconds(1), s.random);
+
+        assertThat(again.deletePod()).as("suspend %s", suspend).isTrue();
+        assertThat(again.start()).isEmpty();
+        assertThat(again.notices()).isEmpty();
+        assertThat(again.state()).as("suspend %s", suspend).isEqualTo(ended.state());
+      }
+    }
+
     @Test
     void step1SuspendStopsTheRunAndClearingItStartsAFreshOne() {
       AgentSim s = sim(Specs.spec()).started();
