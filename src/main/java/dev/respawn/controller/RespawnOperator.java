@@ -72,7 +72,7 @@ public final class RespawnOperator implements AutoCloseable {
     this.operator = new Operator(o -> {
       o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
           .withStopOnInformerErrorDuringStartup(false).withCacheSyncTimeout(settings.informerSyncTimeout());
-      registry.ifPresent(r -> o.withMetrics(MicrometerMetrics.withoutPerResourceMetrics(r)));
+      registry.ifPresent(r -> o.withMetrics(new ReconcileMetrics(MicrometerMetrics.withoutPerResourceMetrics(r))));
       election.ifPresent(e -> o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEADER_LEASE,
           e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(),
           // a leader that lost its Lease stops acting at once (the new leader acts now), and exits when so set;
