@@ -227,9 +227,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         made -> leases.handleRecentResourceCreate(ResourceID.fromResource(made), made));
     // a refused instance gets nothing made for it, its heartbeat Lease neither (its name may be the refusal)
     Decision toDo = refused.isPresent() ? decided.withoutLease() : decided;
-    // a decision that ends the live run (and starts none) is recorded before its pod is deleted: an operator that
-    // stops in between leaves the decision in status (its successor deletes the pod), not a pod that "vanished"
-    boolean recordFirst = toDo.deletePod() && toDo.start().isEmpty();
+    // a decision that deletes the current run's pod (and starts none) is recorded first: an operator that stops in
+    // between leaves the decision in status (its successor deletes the pod), not a pod that "vanished"
+    boolean recordFirst = toDo.deletesCurrentPod() && toDo.start().isEmpty();
     Decision decision = recordFirst ? toDo : actions.execute(toDo, (invalid, message) -> evaluator.spawnFailed(
         policy, state, seen, invalid, message, now, random(instance, state)));
     // the next release slot counts from when the server took this pod, not from the decision (api.md §11)
@@ -256,8 +256,8 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         sink.policyRefused(instance, refusal.get().reason(), refusal.get().message(), now);
       }
     };
-    Commits.Commit commit = new Commits.Commit(decision, instance.getMetadata().getGeneration(), w -> refusal
-        .map(r -> w.write(decision, r.reason(), r.message())).orElseGet(() -> w.write(decision)), tell);
+    Commits.Commit commit = new Commits.Commit(decision, recordFirst, instance.getMetadata().getGeneration(),
+        w -> refusal.map(r -> w.write(decision, r.reason(), r.message())).orElseGet(() -> w.write(decision)), tell);
     // committed, then told (Events, audit line, metrics): a failed write leaves no trace (but is owed, see Commits)
     if (!commits.commitThenTell(instance, commit, writer)) {
       return Optional.empty(); // the instance was deleted meanwhile

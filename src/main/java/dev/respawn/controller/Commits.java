@@ -28,10 +28,12 @@ import org.slf4j.LoggerFactory;
  */
 final class Commits {
   /**
-   * A decision, the spec generation it was taken on, its status write (true when written) and its telling (its
-   * Event, audit line and metrics, and a refusal first shown with it).
+   * A decision, whether its pod actions follow its write ({@code actsAfter}: none was made yet), the spec generation
+   * it was taken on, its status write (true when written) and its telling (its Event, audit line and metrics, and a
+   * refusal first shown with it).
    */
-  record Commit(Decision decision, Long generation, Predicate<InstanceStatusWriter> write, Runnable tell) {}
+  record Commit(Decision decision, boolean actsAfter, Long generation, Predicate<InstanceStatusWriter> write,
+      Runnable tell) {}
 
   private static final Logger LOG = LoggerFactory.getLogger(Commits.class);
 
@@ -62,7 +64,8 @@ final class Commits {
     } catch (RuntimeException e) {
       Decision d = commit.decision();
       // its pods were made or deleted: the next reconcile writes it first; else it is told then if status shows it
-      owed.put(uid, new Owed(commit, 0, d.deletions().isEmpty() && (d.start().isEmpty() || d.startsExisting())));
+      owed.put(uid, new Owed(commit, 0, commit.actsAfter()
+          || (d.deletions().isEmpty() && (d.start().isEmpty() || d.startsExisting()))));
       throw e;
     }
     if (!written) {

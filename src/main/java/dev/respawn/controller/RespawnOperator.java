@@ -150,13 +150,14 @@ public final class RespawnOperator implements AutoCloseable {
   public void close() {
     closing = true;
     flusher.shutdownNow();
-    if (!gate.close(ReconcileGate.DRAIN)) {
+    boolean drained = gate.close(ReconcileGate.DRAIN);
+    if (!drained) {
       LoggerFactory.getLogger(RespawnOperator.class).warn("Reconciles still running after {}; stopping anyway",
           ReconcileGate.DRAIN);
     }
     operator.stop();
-    // it acts no more: a standby may lead at once
-    election.filter(e -> e.release(client)).ifPresent(e -> LoggerFactory.getLogger(RespawnOperator.class)
+    // it acts no more: a standby may lead at once (not while a reconcile may still write: the Lease expires then)
+    election.filter(e -> drained && e.release(client)).ifPresent(e -> LoggerFactory.getLogger(RespawnOperator.class)
         .info("Gave the leader Lease {} up", LEADER_LEASE));
     sink.close();
   }

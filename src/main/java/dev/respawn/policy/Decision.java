@@ -78,6 +78,11 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
     return deletions.stream().anyMatch(x -> x.why() == PodDeletion.Why.END_RUN);
   }
 
+  /** True when it deletes the current run's pod: to end the run, or one whose run ended while it lives on (sidecars). */
+  public boolean deletesCurrentPod() {
+    return deletions.stream().anyMatch(x -> x.why() != PodDeletion.Why.FINISHED_EARLIER_RUN);
+  }
+
   /**
    * A pod to create: its run number and name, the RESPAWN_* values it gets, the shared dependency that released
    * it, and when the run started by the operator's clock ({@code at}: the pod carries it, see PodFactory).

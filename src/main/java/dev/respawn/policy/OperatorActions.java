@@ -28,8 +28,12 @@ final class OperatorActions {
    */
   static void suspend(DecisionDraft d) {
     InstanceState s = d.state;
-    if (s.phase.isTerminal() && s.phase != Phase.Suspended && !d.obs.podLive()) {
+    boolean decidedButLive = d.currentPod().filter(p -> RestartEvaluator.decidedButLive(d, p)).isPresent();
+    // a pod whose run's end is recorded is no live run: kept for logs (sidecars), or its delete still to be made
+    boolean runLive = d.obs.podLive() && !s.hasRecorded(currentUid(d));
+    if (s.phase.isTerminal() && s.phase != Phase.Suspended && !runLive) {
       refuseRequests(d, "the instance is suspended (spec.suspend: true)");
+      d.endRun = decidedButLive; // the operator stopped between recording its end and deleting its pod
       return;
     }
     Optional<RunEnding> ended = d.obs.ending().filter(e -> !s.hasRecorded(e.podUid()));
@@ -40,7 +44,7 @@ final class OperatorActions {
     } else if (d.obs.podLive() && s.currentPod != null && !s.hasRecorded(currentUid(d))) {
       d.recordRunEnd(currentUid(d), RunOutcome.Stopped, null, null, ReasonCode.SUSPENDED);
       d.endRun = true;
-    } else if (d.currentPod().filter(p -> RestartEvaluator.decidedButLive(d, p)).isPresent()) {
+    } else if (decidedButLive) {
       d.endRun = true; // suspended, recorded, but the operator stopped before the pod was deleted
     }
     s.waitingFor = null; // a suspended instance stops waiting for a dependency

@@ -315,17 +315,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.kubelet.script("kept", Run.runForever(), Run.runForever());
     f.instance("kept", "hb");
     f.awaitInstance("kept", i -> at(i, 1, Phase.Running));
-    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
-    f.api.faults(new ApiFaults() {
-      @Override
-      public io.fabric8.mockwebserver.http.MockResponse before(io.fabric8.mockwebserver.http.RecordedRequest r) {
-        if ("DELETE".equals(r.getMethod()) && r.getPath().contains("/pods/kept-1")) {
-          refused.incrementAndGet();
-          return ApiFaults.status(503, "ServiceUnavailable", "the API server is unavailable");
-        }
-        return null;
-      }
-    });
+    java.util.concurrent.atomic.AtomicInteger refused = refusePodDeletes("kept-1");
     var decided = f.awaitInstance("kept", i -> i.getStatus().phase == Phase.Backoff).getStatus();
     await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
     f.stopOperator();
@@ -339,6 +329,51 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     assertThat(st.history).hasSize(1);
     assertThat(st.lastDecision.at).as("not decided again").isEqualTo(decided.lastDecision.at);
     assertThat(f.podsEverCreated("kept")).containsExactly("kept-1");
+  }
+
+  /**
+   * A run whose agent container failed while a sidecar keeps its pod alive: the failure is recorded before that pod is
+   * deleted, so an operator that stops with the delete not made (refused here) leaves the failure in status, and the
+   * next one deletes the pod without deciding anything again.
+   */
+  @Test
+  void aSidecarPodsFailureIsRecordedBeforeItsPodIsDeleted() {
+    f.policy("hour", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}");
+    f.kubelet.script("sc", Run.runForever(), Run.runForever());
+    f.instance("sc", "hour", spec -> spec.template = new io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder()
+        .withNewSpec().addNewContainer().withName("agent").withImage("registry.example/agents/coder:1.4").endContainer()
+        .addNewContainer().withName("proxy").withImage("registry.example/proxy:1").endContainer().endSpec().build());
+    f.awaitInstance("sc", i -> at(i, 1, Phase.Running));
+    java.util.concurrent.atomic.AtomicInteger refused = refusePodDeletes("sc-1");
+    f.kubelet.terminateContainer("sc-1", "agent", 1, "Error", "network_timeout: upstream");
+    var decided = f.awaitInstance("sc", i -> i.getStatus().phase == Phase.Backoff).getStatus();
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
+    f.stopOperator();
+    f.api.faults(ApiFaults.NONE);
+    assertThat(f.pod("sc-1")).isNotNull();
+    f.startOperator();
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("sc-1") == null);
+    var st = f.holdsFor(Duration.ofMillis(1500), () -> f.get("sc").getStatus(), s -> s.phase == Phase.Backoff);
+    assertThat(st.lastFailure.failureClass.toString()).isEqualTo("ToolFailure");
+    assertThat(st.attempt).isEqualTo(1);
+    assertThat(st.history).hasSize(1);
+    assertThat(st.lastDecision.at).as("not decided again").isEqualTo(decided.lastDecision.at);
+  }
+
+  /** Every DELETE of the pod {@code pod} is answered 503 (nothing deleted); returns the count of them. */
+  java.util.concurrent.atomic.AtomicInteger refusePodDeletes(String pod) {
+    java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    f.api.faults(new ApiFaults() {
+      @Override
+      public io.fabric8.mockwebserver.http.MockResponse before(io.fabric8.mockwebserver.http.RecordedRequest r) {
+        if ("DELETE".equals(r.getMethod()) && r.getPath().contains("/pods/" + pod)) {
+          refused.incrementAndGet();
+          return ApiFaults.status(503, "ServiceUnavailable", "the API server is unavailable");
+        }
+        return null;
+      }
+    });
+    return refused;
   }
 
   /** §6 "each distinct value is acted on once": a request made while the operator is down, then another restart. */

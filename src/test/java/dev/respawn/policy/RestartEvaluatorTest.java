@@ -165,6 +165,30 @@ class RestartEvaluatorTest {
       }
     }
 
+    /**
+     * Escalated by a Stalled verdict, its pod not deleted yet (the operator stopped in between), then suspended: the
+     * pod is deleted and the lifecycle stays ended; suspending is no way around a resume (api.md §6).
+     */
+    @Test
+    void suspendingAnEscalatedInstanceWhosePodStillRunsKeepsItEscalated() {
+      AgentSim s = sim(Specs.heartbeat(retries(Specs.spec(), 0), "10s", "10s")).started();
+      s.heartbeat(HealthVerdict.Stalled);
+      s.suspend = true;
+      Sighting suspendedPodStillRunning = s.sighting(null);
+      s.suspend = false;
+      Decision escalated = s.reconcile();
+      assertThat(escalated.state().phase).isEqualTo(Phase.Escalated);
+      assertThat(escalated.deletePod()).isTrue();
+
+      Decision again = s.evaluator.decide(s.policy, escalated.state(), suspendedPodStillRunning, s.now.plusSeconds(1),
+          s.random);
+
+      assertThat(again.deletePod()).isTrue();
+      assertThat(again.state().phase).isEqualTo(Phase.Escalated);
+      assertThat(again.state().terminalReason).isEqualTo(escalated.state().terminalReason);
+      assertThat(again.start()).isEmpty();
+    }
+
     @Test
     void step1SuspendStopsTheRunAndClearingItStartsAFreshOne() {
       AgentSim s = sim(Specs.spec()).started();
