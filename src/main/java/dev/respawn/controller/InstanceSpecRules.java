@@ -6,6 +6,8 @@ import dev.respawn.policy.Bounds;
 import dev.respawn.policy.Violation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The AgentInstance rules the CRD schema enforces, checked again by the operator for clusters that
@@ -34,9 +36,8 @@ final class InstanceSpecRules {
 
   /** What is wrong with the instance's spec as read (fields of the wrong JSON type) and by these rules; "" if nothing. */
   static String problems(AgentInstance instance) {
-    return java.util.stream.Stream.concat(java.util.stream.Stream.of(instance.unreadable().describe()),
-        check(instance).stream().map(Violation::toString)).filter(p -> !p.isEmpty())
-        .collect(java.util.stream.Collectors.joining("; "));
+    return Stream.concat(Stream.of(instance.unreadable().describe()), check(instance).stream()
+        .map(Violation::toString)).filter(p -> !p.isEmpty()).collect(Collectors.joining("; "));
   }
 
   static List<Violation> check(AgentInstance instance) {

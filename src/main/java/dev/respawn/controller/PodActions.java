@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -40,11 +41,11 @@ final class PodActions {
   private final AgentInstance instance;
   private final RecentDeletions deletions;
   private final RunLeases leases;
-  private final java.util.function.Consumer<Lease> leaseCreated;
+  private final Consumer<Lease> leaseCreated;
 
   /** {@code leaseCreated} is handed each heartbeat Lease created. */
   PodActions(KubernetesClient client, InformerEventSource<Pod, AgentInstance> pods, AgentInstance instance,
-      RecentDeletions deletions, RunLeases leases, java.util.function.Consumer<Lease> leaseCreated) {
+      RecentDeletions deletions, RunLeases leases, Consumer<Lease> leaseCreated) {
     this.client = client;
     this.pods = pods;
     this.instance = instance;

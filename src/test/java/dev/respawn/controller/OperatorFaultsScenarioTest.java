@@ -316,18 +316,7 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.instance("kept", "hb");
     f.awaitInstance("kept", i -> at(i, 1, Phase.Running));
     java.util.concurrent.atomic.AtomicInteger refused = refusePodDeletes("kept-1");
-    var decided = f.awaitInstance("kept", i -> i.getStatus().phase == Phase.Backoff).getStatus();
-    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
-    f.stopOperator();
-    f.api.faults(ApiFaults.NONE);
-    assertThat(f.pod("kept-1")).isNotNull();
-    f.startOperator();
-    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("kept-1") == null);
-    var st = f.holdsFor(Duration.ofMillis(1500), () -> f.get("kept").getStatus(), s -> s.phase == Phase.Backoff);
-    assertThat(st.lastFailure.failureClass.toString()).isEqualTo("Timeout");
-    assertThat(st.attempt).isEqualTo(1);
-    assertThat(st.history).hasSize(1);
-    assertThat(st.lastDecision.at).as("not decided again").isEqualTo(decided.lastDecision.at);
+    deletedByTheNextOperator("kept", refused, "Timeout");
     assertThat(f.podsEverCreated("kept")).containsExactly("kept-1");
   }
 
@@ -346,15 +335,23 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
     f.awaitInstance("sc", i -> at(i, 1, Phase.Running));
     java.util.concurrent.atomic.AtomicInteger refused = refusePodDeletes("sc-1");
     f.kubelet.terminateContainer("sc-1", "agent", 1, "Error", "network_timeout: upstream");
-    var decided = f.awaitInstance("sc", i -> i.getStatus().phase == Phase.Backoff).getStatus();
+    deletedByTheNextOperator("sc", refused, "ToolFailure");
+  }
+
+  /**
+   * The failure of {@code name}'s run 1 is recorded (Backoff) while the delete of its pod is refused; the operator
+   * stops, the API server takes deletes again, and the next operator deletes the pod, deciding nothing again.
+   */
+  void deletedByTheNextOperator(String name, java.util.concurrent.atomic.AtomicInteger refused, String failureClass) {
+    var decided = f.awaitInstance(name, i -> i.getStatus().phase == Phase.Backoff).getStatus();
     await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> refused.get() > 0);
     f.stopOperator();
     f.api.faults(ApiFaults.NONE);
-    assertThat(f.pod("sc-1")).isNotNull();
+    assertThat(f.pod(name + "-1")).isNotNull();
     f.startOperator();
-    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("sc-1") == null);
-    var st = f.holdsFor(Duration.ofMillis(1500), () -> f.get("sc").getStatus(), s -> s.phase == Phase.Backoff);
-    assertThat(st.lastFailure.failureClass.toString()).isEqualTo("ToolFailure");
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod(name + "-1") == null);
+    var st = f.holdsFor(Duration.ofMillis(1500), () -> f.get(name).getStatus(), s -> s.phase == Phase.Backoff);
+    assertThat(st.lastFailure.failureClass.toString()).isEqualTo(failureClass);
     assertThat(st.attempt).isEqualTo(1);
     assertThat(st.history).hasSize(1);
     assertThat(st.lastDecision.at).as("not decided again").isEqualTo(decided.lastDecision.at);
