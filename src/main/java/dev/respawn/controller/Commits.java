@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A decision that made or deleted pods and whose status write then failed (the API server refused it, timed out,
  * was away) is owed to status: decided anew on the status from before, its own deed would look like someone
- * else's (the pod its failure's Immediate restart made was taken up with nothing told; a decision that ends a live
- * run and starts none writes before it deletes, so its pod is still there then). The next reconcile of the instance writes it first (or
- * finds that it landed after all), tells it, and decides again on it; the status it writes says the generation the
- * decision saw. A write the server refuses for good (422, 403, ...), or that fails again {@value #SETTLE_ATTEMPTS}
+ * else's (the pod its failure's Immediate restart made was taken up with nothing told; a decision that deletes the
+ * current run's pod and starts none writes before it deletes, so it is owed only if it landed). The next reconcile of
+ * the instance writes it first (or finds that it landed after all), tells it, and decides again on it; the status it
+ * writes says the generation the decision saw. A write the server refuses for good (422, 403, ...), or that fails again {@value #SETTLE_ATTEMPTS}
  * times, gives it up (the instance is decided anew, as if nothing were owed): such a status must not hold up every
  * later decision. A decision that touched no pod is owed only its telling: when its write failed but landed after
  * all (the answer lost to a timeout or to 5xx answers on every retry), the next reconcile finds it in status and
