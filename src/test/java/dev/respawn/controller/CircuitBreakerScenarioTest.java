@@ -2,6 +2,7 @@ package dev.respawn.controller;
 
 import static dev.respawn.controller.OperatorFixture.hasCondition;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.CircuitState;
@@ -121,7 +122,8 @@ class CircuitBreakerScenarioTest extends MockClusterScenario {
     assertThat(st.attempt).isEqualTo(3);
     assertThat(Instant.parse(st.lastFailure.at)).isAfterOrEqualTo(
         Instant.parse(trial.getStatus().circuitBreaker.halfOpenAt).plus(Duration.ofSeconds(1)));
-    assertThat(f.pod("stuck-3")).as("the expired trial was ended").isNull();
+    // the expired trial is ended: its status is written first, then its pod deleted
+    await().atMost(OperatorFixture.AT_MOST).pollInterval(OperatorFixture.POLL).until(() -> f.pod("stuck-3") == null);
     f.awaitInstance("stuck", i -> run(i, 4) && i.getStatus().phase == Phase.Running);
   }
 
