@@ -43,6 +43,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- default .Release.Namespace .Values.leaderElection.namespace -}}
 {{- end -}}
 
+{{/* The leader-election Lease: the release's own (<fullname>-leader, so respawn-operator-leader for the release
+     respawn-operator, the operator's default), so that releases sharing a Lease namespace elect apart. */}}
+{{- define "respawn.leaderLease" -}}
+{{- default (printf "%s-leader" (include "respawn.fullname" .)) .Values.leaderElection.leaseName -}}
+{{- end -}}
+
 {{/* The metrics Service's name, which is also Prometheus' job label. */}}
 {{- define "respawn.metricsService" -}}
 {{- printf "%s-metrics" (include "respawn.fullname" .) | trunc 63 | trimSuffix "-" -}}

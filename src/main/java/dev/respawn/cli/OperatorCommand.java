@@ -55,6 +55,15 @@ public final class OperatorCommand implements Callable<Integer> {
       + "(default: $POD_NAMESPACE, else the kubeconfig's namespace).")
   String leaderNamespace;
 
+  @Option(names = "--leader-election-lease", paramLabel = "NAME", defaultValue = RespawnOperator.LEADER_LEASE,
+      description = "Name of the leader-election Lease: operators that share it elect one leader, so two that watch "
+      + "different namespaces need names of their own (default: ${DEFAULT-VALUE}).")
+  String leaderLease;
+
+  /** A Lease name: a DNS-1123 subdomain. */
+  private static final java.util.regex.Pattern LEASE_NAME = java.util.regex.Pattern.compile(
+      "[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+
   @Option(names = "--metrics-port", defaultValue = "8080", paramLabel = "PORT",
       description = "Port of /metrics, /healthz and /readyz; -1 turns the endpoint off (default: ${DEFAULT-VALUE}).")
   int metricsPort;
@@ -96,6 +105,10 @@ public final class OperatorCommand implements Callable<Integer> {
       throw new CommandFailure("--leader-election-namespace: " + leaderNamespace + " is not a namespace name (a "
           + "DNS-1123 label)", 2);
     }
+    if (!LEASE_NAME.matcher(leaderLease).matches()) {
+      throw new CommandFailure("--leader-election-lease: " + leaderLease + " is not a Lease name (a DNS-1123 "
+          + "subdomain: lower-case letters, digits, '-' and '.', at most 253 characters)", 2);
+    }
     if (metricsPort != -1 && (metricsPort < 1 || metricsPort > 65535)) {
       throw new CommandFailure("--metrics-port " + metricsPort + " is not a port: 1 to 65535, or -1 to turn the "
           + "endpoint off", 2);
@@ -130,7 +143,8 @@ public final class OperatorCommand implements Callable<Integer> {
         settings.clock());
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RespawnOperator operator = new RespawnOperator(client, settings,
-        new ReportingSink(events, new RestartMetrics(registry)), leaseNamespace.map(LeaderElection::standard),
+        new ReportingSink(events, new RestartMetrics(registry)),
+        leaseNamespace.map(ns -> LeaderElection.standard(leaderLease, ns)),
         Optional.of(registry));
     HealthEndpoint endpoint;
     try {
@@ -152,7 +166,7 @@ public final class OperatorCommand implements Callable<Integer> {
     }, "respawn-shutdown"));
     LOG.info("Starting Respawn: namespaces={}, tier={}, default policy={}, leader election={}",
         namespaces.isEmpty() ? "all" : namespaces, tier, defaultPolicy == null ? "built-in" : defaultPolicy,
-        leaseNamespace.map(ns -> "on (Lease " + RespawnOperator.LEADER_LEASE + " in namespace " + ns + ")")
+        leaseNamespace.map(ns -> "on (Lease " + leaderLease + " in namespace " + ns + ")")
             .orElse("off"));
     try {
       operator.start();

@@ -11,19 +11,19 @@ import java.util.UUID;
 import org.slf4j.LoggerFactory;
 
 /**
- * How the operator is leader-elected (JOSDK's Lease-based election, Lease {@value
- * RespawnOperator#LEADER_LEASE}). In a cluster a leader that loses its Lease exits and the
- * Deployment restarts it; with {@code exitOnStopLeading} false (tests) it keeps the process and stops acting
+ * How the operator is leader-elected (JOSDK's Lease-based election; the Lease is {@value
+ * RespawnOperator#LEADER_LEASE} unless named otherwise). In a cluster a leader that loses its Lease exits and
+ * the Deployment restarts it; with {@code exitOnStopLeading} false (tests) it keeps the process and stops acting
  * (its reconcilers turn every reconcile away).
  */
-public record LeaderElection(String namespace, String identity, Duration leaseDuration, Duration renewDeadline,
-    Duration retryPeriod, boolean exitOnStopLeading) {
+public record LeaderElection(String leaseName, String namespace, String identity, Duration leaseDuration,
+    Duration renewDeadline, Duration retryPeriod, boolean exitOnStopLeading) {
 
   /** Kubernetes' usual timings (15 s lease, 10 s renew deadline, 2 s retry), exiting on loss. */
-  public static LeaderElection standard(String namespace) {
+  public static LeaderElection standard(String leaseName, String namespace) {
     String pod = System.getenv("POD_NAME");
     String identity = pod != null && !pod.isBlank() ? pod : "respawn-" + UUID.randomUUID();
-    return new LeaderElection(namespace, identity, Duration.ofSeconds(15), Duration.ofSeconds(10),
+    return new LeaderElection(leaseName, namespace, identity, Duration.ofSeconds(15), Duration.ofSeconds(10),
         Duration.ofSeconds(2), true);
   }
 
@@ -34,14 +34,14 @@ public record LeaderElection(String namespace, String identity, Duration leaseDu
    */
   boolean release(KubernetesClient client) {
     try {
-      return new LeaderElector(client, new LeaderElectionConfigBuilder().withName(RespawnOperator.LEADER_LEASE)
-          .withLock(new LeaseLock(namespace, RespawnOperator.LEADER_LEASE, identity))
+      return new LeaderElector(client, new LeaderElectionConfigBuilder().withName(leaseName)
+          .withLock(new LeaseLock(namespace, leaseName, identity))
           .withLeaseDuration(leaseDuration).withRenewDeadline(renewDeadline).withRetryPeriod(retryPeriod)
           .withLeaderCallbacks(new LeaderCallbacks(() -> { }, () -> { }, leader -> { })).build(), Runnable::run)
           .release();
     } catch (KubernetesClientException e) {
       LoggerFactory.getLogger(LeaderElection.class).warn("Could not give the leader Lease {} up ({}): a standby takes"
-          + " over when it expires", RespawnOperator.LEADER_LEASE, e.getMessage());
+          + " over when it expires", leaseName, e.getMessage());
       return false;
     }
   }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Patch (no server-side apply), watching the configured namespaces, optionally leader-elected.
  */
 public final class RespawnOperator implements AutoCloseable {
-  /** Name of the leader-election Lease. */
+  /** Name of the leader-election Lease unless one is given. */
   public static final String LEADER_LEASE = "respawn-operator-leader";
 
   /**
@@ -58,7 +58,8 @@ public final class RespawnOperator implements AutoCloseable {
    */
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,
       Optional<String> leaderNamespace) {
-    this(client, settings, sink, leaderNamespace.map(LeaderElection::standard), Optional.empty());
+    this(client, settings, sink, leaderNamespace.map(ns -> LeaderElection.standard(LEADER_LEASE, ns)),
+        Optional.empty());
   }
 
   /**
@@ -73,7 +74,7 @@ public final class RespawnOperator implements AutoCloseable {
       o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false).withCloseClientOnStop(false)
           .withStopOnInformerErrorDuringStartup(false).withCacheSyncTimeout(settings.informerSyncTimeout());
       registry.ifPresent(r -> o.withMetrics(new ReconcileMetrics(MicrometerMetrics.withoutPerResourceMetrics(r))));
-      election.ifPresent(e -> o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEADER_LEASE,
+      election.ifPresent(e -> o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(e.leaseName(),
           e.namespace(), e.leaseDuration(), e.renewDeadline(), e.retryPeriod(), e.identity(),
           // a leader that lost its Lease stops acting at once (the new leader acts now), and exits when so set;
           // JOSDK is told never to exit itself: it would call System.exit from within close() too, and in a
@@ -139,7 +140,8 @@ public final class RespawnOperator implements AutoCloseable {
   private void lostLeadership(LeaderElection election) {
     gate.shut();
     if (election.exitOnStopLeading() && !closing) {
-      LoggerFactory.getLogger(RespawnOperator.class).warn("Lost the leader Lease {}: exiting", LEADER_LEASE);
+      LoggerFactory.getLogger(RespawnOperator.class).warn("Lost the leader Lease {}: exiting",
+          election.leaseName());
       Thread exit = new Thread(() -> System.exit(1), "respawn-lost-leadership");
       exit.setDaemon(true);
       exit.start();
@@ -158,7 +160,7 @@ public final class RespawnOperator implements AutoCloseable {
     operator.stop();
     // it acts no more: a standby may lead at once (not while a reconcile may still write: the Lease expires then)
     election.filter(e -> drained && e.release(client)).ifPresent(e -> LoggerFactory.getLogger(RespawnOperator.class)
-        .info("Gave the leader Lease {} up", LEADER_LEASE));
+        .info("Gave the leader Lease {} up", e.leaseName()));
     sink.close();
   }
 }

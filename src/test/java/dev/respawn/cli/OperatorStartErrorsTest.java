@@ -97,6 +97,13 @@ class OperatorStartErrorsTest {
   }
 
   @Test
+  void aLeaseNameThatCannotExistIsRefusedNamingTheFlag() throws Exception {
+    Exit exit = operator("--leader-election", "--leader-election-lease", "Team_A", "--metrics-port", "-1");
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(2);
+    assertThat(exit.err()).as(exit.toString()).contains("--leader-election-lease: Team_A is not a Lease name");
+  }
+
+  @Test
   void aNamespaceThatCannotExistIsRefused() throws Exception {
     Exit exit = operator("--namespaces", "team-a,Bad_NS", "--metrics-port", "-1");
     assertThat(exit.code()).as(exit.toString()).isEqualTo(2);

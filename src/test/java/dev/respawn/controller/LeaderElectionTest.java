@@ -7,6 +7,7 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceSpec;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.PolicyReference;
 import dev.respawn.testsupport.MockApi;
 import dev.respawn.sandbox.Run;
@@ -75,10 +76,13 @@ class LeaderElectionTest {
   }
 
   RespawnOperator operator(String identity) {
+    return operator(identity, RespawnOperator.LEADER_LEASE, OperatorSettings.defaults());
+  }
+
+  RespawnOperator operator(String identity, String lease, OperatorSettings settings) {
     KubernetesClient client = api.newClient();
-    return new RespawnOperator(client, OperatorSettings.defaults(), DecisionSink.NONE,
-        Optional.of(new LeaderElection(NS, identity, LEASE, Duration.ofSeconds(2), Duration.ofMillis(250), false)),
-        Optional.empty()).start();
+    return new RespawnOperator(client, settings, DecisionSink.NONE, Optional.of(new LeaderElection(lease, NS,
+        identity, LEASE, Duration.ofSeconds(2), Duration.ofMillis(250), false)), Optional.empty()).start();
   }
 
   @AfterEach
@@ -91,7 +95,11 @@ class LeaderElectionTest {
   }
 
   String leader() {
-    Lease lease = api.client().leases().inNamespace(NS).withName(RespawnOperator.LEADER_LEASE).get();
+    return leader(RespawnOperator.LEADER_LEASE);
+  }
+
+  String leader(String name) {
+    Lease lease = api.client().leases().inNamespace(NS).withName(name).get();
     return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 
@@ -141,6 +149,31 @@ class LeaderElectionTest {
         .isLessThan(LEASE.minusSeconds(1));
   }
 
+  /**
+   * Two operators that watch different namespaces, their Leases in one namespace: under one Lease name only one of
+   * them would act; each under a Lease of its own (--leader-election-lease), both lead, and each serves its own.
+   */
+  @Test
+  void operatorsWatchingDifferentNamespacesUnderLeasesOfTheirOwnBothAct() {
+    first.close();
+    second.close();
+    String other = "other";
+    try (SimulatedKubelet otherKubelet = new SimulatedKubelet(api.newClient(), other).start()) {
+      first = operator("team-a", "respawn-team-a", OperatorSettings.defaults().withNamespaces(Set.of(NS)));
+      second = operator("team-b", "respawn-team-b", OperatorSettings.defaults().withNamespaces(Set.of(other)));
+      await().atMost(Duration.ofSeconds(20)).until(() -> "team-a".equals(leader("respawn-team-a"))
+          && "team-b".equals(leader("respawn-team-b")));
+      kubelet.script("agent", Run.runForever());
+      otherKubelet.script("agent", Run.runForever());
+      createPolicyAndInstance(NS, "agent");
+      createPolicyAndInstance(other, "agent");
+      await().atMost(Duration.ofSeconds(20)).until(() -> status(NS, "agent").phase == Phase.Running
+          && status(other, "agent").phase == Phase.Running);
+      assertThat(leader()).as("neither took the default Lease (the earlier two gave it up)")
+          .isNotIn("team-a", "team-b");
+    }
+  }
+
   /** A leader that loses its Lease and does not exit (as here) stops acting: it is no longer the leader. */
   @Test
   void aLeaderThatLostItsLeaseStopsActing() {
@@ -169,17 +202,25 @@ class LeaderElectionTest {
   }
 
   private dev.respawn.api.v1alpha1.AgentInstanceStatus status(String name) {
-    AgentInstance i = api.client().resources(AgentInstance.class).inNamespace(NS).withName(name).get();
+    return status(NS, name);
+  }
+
+  private dev.respawn.api.v1alpha1.AgentInstanceStatus status(String namespace, String name) {
+    AgentInstance i = api.client().resources(AgentInstance.class).inNamespace(namespace).withName(name).get();
     return i.getStatus() == null ? new dev.respawn.api.v1alpha1.AgentInstanceStatus() : i.getStatus();
   }
 
   private void createPolicyAndInstance(String name) {
+    createPolicyAndInstance(NS, name);
+  }
+
+  private void createPolicyAndInstance(String namespace, String name) {
     AgentRestartPolicy p = new AgentRestartPolicy();
-    p.setMetadata(new ObjectMetaBuilder().withName("le").withNamespace(NS).build());
+    p.setMetadata(new ObjectMetaBuilder().withName("le").withNamespace(namespace).build());
     p.setSpec(Serialization.unmarshal("backoff: {type: Immediate}\nmaxRetries: 10\n", AgentRestartPolicySpec.class));
     api.client().resource(p).create();
     AgentInstance i = new AgentInstance();
-    i.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build());
+    i.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
     AgentInstanceSpec spec = new AgentInstanceSpec();
     spec.policyRef = new PolicyReference("le");
     spec.template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName("agent").withImage("x")

@@ -36,6 +36,7 @@ class HelmSchemaTest {
       leaderElection: {enabled: 'yes'}                       | /leaderElection/enabled        | got string, want boolean
       leaderElection: {enable: false}                        | /leaderElection                | additional properties 'enable' not allowed
       leaderElection: {namespace: Ops}                       | /leaderElection/namespace      | does not match pattern
+      leaderElection: {leaseName: Team_A}                    | /leaderElection/leaseName      | does not match pattern
       tire: Core                                             | ''                             | additional properties 'tire' not allowed
       watchNamespaces: team-a                                | /watchNamespaces               | got string, want array
       watchNamespaces: [team_a]                              | /watchNamespaces/0             | does not match pattern
@@ -80,7 +81,7 @@ class HelmSchemaTest {
         watchNamespaces: [team-a, team-b, policies]
         defaultPolicy: policies/standard
         replicaCount: 2
-        leaderElection: {enabled: true, namespace: ops}
+        leaderElection: {enabled: true, namespace: ops, leaseName: respawn-team-a.leader}
         image: {repository: registry.example/respawn, tag: 0.2.0-rc.1,
                 digest: 'sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'}
         resources: {requests: {cpu: 200m, memory: 300Mi}, limits: {cpu: 2, memory: 1Gi}}

@@ -2,6 +2,7 @@ package dev.respawn.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.respawn.controller.RespawnOperator;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
@@ -57,7 +58,8 @@ class HelmValuesTest {
   @Test
   void withoutLeaderElectionThereIsNoLeaseRoleAndNoFlag() {
     List<HasMetadata> objects = HelmChart.render("leaderElection: {enabled: false}");
-    assertThat(operator(objects).getArgs()).doesNotContain("--leader-election", "--leader-election-namespace");
+    assertThat(operator(objects).getArgs()).doesNotContain("--leader-election", "--leader-election-namespace",
+        "--leader-election-lease");
     assertThat(HelmChart.ofKind(objects, "Role", Role.class)).isEmpty();
     assertThat(HelmChart.ofKind(objects, "RoleBinding", RoleBinding.class)).isEmpty();
     assertThat(HelmChart.ofKind(objects, "ClusterRole", ClusterRole.class).get(0).getRules())
@@ -68,14 +70,26 @@ class HelmValuesTest {
   @Test
   void theLeaseNamespaceMovesTheRoleButNotTheServiceAccount() {
     List<HasMetadata> objects = HelmChart.render("{replicaCount: 2, leaderElection: {namespace: ops}}");
-    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election", "--leader-election-namespace",
-        "ops");
-    assertThat(HelmChart.ofKind(objects, "Role", Role.class)).singleElement()
-        .satisfies(r -> assertThat(r.getMetadata().getNamespace()).isEqualTo("ops"));
+    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election", "--leader-election-lease",
+        RespawnOperator.LEADER_LEASE, "--leader-election-namespace", "ops");
+    assertThat(HelmChart.ofKind(objects, "Role", Role.class)).singleElement().satisfies(r -> {
+      assertThat(r.getMetadata().getNamespace()).isEqualTo("ops");
+      assertThat(r.getRules()).anySatisfy(rule -> assertThat(rule.getResourceNames())
+          .containsExactly(RespawnOperator.LEADER_LEASE));
+    });
     RoleBinding binding = HelmChart.ofKind(objects, "RoleBinding", RoleBinding.class).get(0);
     assertThat(binding.getMetadata().getNamespace()).isEqualTo("ops");
     assertThat(binding.getSubjects().get(0).getNamespace()).isEqualTo(HelmChart.NAMESPACE);
     assertThat(deployment(objects).getSpec().getReplicas()).isEqualTo(2);
+  }
+
+  @Test
+  void aNamedLeaseIsTheFlagAndTheOnlyLeaseTheRoleMayRenew() {
+    List<HasMetadata> objects = HelmChart.render("leaderElection: {leaseName: respawn-team-a}");
+    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election-lease", "respawn-team-a")
+        .doesNotContain(RespawnOperator.LEADER_LEASE);
+    assertThat(HelmChart.ofKind(objects, "Role", Role.class).get(0).getRules())
+        .anySatisfy(rule -> assertThat(rule.getResourceNames()).containsExactly("respawn-team-a"));
   }
 
   @Test
@@ -159,6 +173,10 @@ class HelmValuesTest {
     List<HasMetadata> objects = HelmChart.objects(manifest);
     assertThat(objects).extracting(o -> o.getKind() + " " + o.getMetadata().getName()).contains(
         "Deployment agents-respawn", "Service agents-respawn-metrics", "Role agents-respawn-leader-election");
+    // its own Lease: two releases whose Leases share a namespace elect apart
+    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election-lease", "agents-respawn-leader");
+    assertThat(HelmChart.ofKind(objects, "Role", Role.class).get(0).getRules())
+        .anySatisfy(rule -> assertThat(rule.getResourceNames()).containsExactly("agents-respawn-leader"));
     assertThat(HelmChart.ofKind(objects, "ClusterRoleBinding", ClusterRoleBinding.class).get(0).getSubjects())
         .singleElement().satisfies(s -> assertThat(s.getNamespace()).isEqualTo("platform"));
   }

@@ -118,8 +118,8 @@ final class OperatorScenario implements AutoCloseable {
         new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
     operator = new RespawnOperator(operatorClient, OperatorSettings.defaults(),
         new ReportingSink(events, new RestartMetrics(registry)),
-        Optional.of(new LeaderElection(DeployManifests.OPERATOR_NAMESPACE, "respawn-operator-0",
-            Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200), false)),
+        Optional.of(new LeaderElection(RespawnOperator.LEADER_LEASE, DeployManifests.OPERATOR_NAMESPACE,
+            "respawn-operator-0", Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200), false)),
         Optional.of(registry)).start();
 
     // a failure, a restart after a backoff, a recovery; the finished pod is cleaned up
