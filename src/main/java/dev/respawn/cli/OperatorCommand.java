@@ -55,9 +55,9 @@ public final class OperatorCommand implements Callable<Integer> {
       + "(default: $POD_NAMESPACE, else the kubeconfig's namespace).")
   String leaderNamespace;
 
-  @Option(names = "--leader-election-lease", paramLabel = "NAME", defaultValue = RespawnOperator.LEADER_LEASE,
-      description = "Name of the leader-election Lease: operators that share it elect one leader, so two that watch "
-      + "different namespaces need names of their own (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--leader-election-lease", paramLabel = "NAME", description = "Name of the leader-election Lease: "
+      + "operators that share it elect one leader, so two that watch different namespaces need names of their own "
+      + "(default: " + RespawnOperator.LEADER_LEASE + ").")
   String leaderLease;
 
   /** A Lease name: a DNS-1123 subdomain. */
@@ -105,6 +105,11 @@ public final class OperatorCommand implements Callable<Integer> {
       throw new CommandFailure("--leader-election-namespace: " + leaderNamespace + " is not a namespace name (a "
           + "DNS-1123 label)", 2);
     }
+    if (!leaderElection && (leaderNamespace != null || leaderLease != null)) {
+      LOG.warn("--leader-election-namespace and --leader-election-lease do nothing without --leader-election: this "
+          + "operator acts without electing a leader");
+    }
+    leaderLease = leaderLease == null ? RespawnOperator.LEADER_LEASE : leaderLease;
     if (!LEASE_NAME.matcher(leaderLease).matches()) {
       throw new CommandFailure("--leader-election-lease: " + leaderLease + " is not a Lease name (a DNS-1123 "
           + "subdomain: lower-case letters, digits, '-' and '.', at most 253 characters)", 2);

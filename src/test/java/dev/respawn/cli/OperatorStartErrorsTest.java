@@ -103,6 +103,18 @@ class OperatorStartErrorsTest {
     assertThat(exit.err()).as(exit.toString()).contains("--leader-election-lease: Team_A is not a Lease name");
   }
 
+  /** A Lease named while leader election is off elects nothing: the operator says so (and acts, as it would). */
+  @Test
+  void leaseFlagsWithoutLeaderElectionAreReportedAsDoingNothing() throws Exception {
+    // the port refusal ends the start after the flags were read
+    Exit exit = operator("--leader-election-lease", "respawn-team-a", "--metrics-port", "65536");
+    assertThat(exit.code()).as(exit.toString()).isEqualTo(2);
+    assertThat(exit.out() + exit.err()).as(exit.toString()).contains("--leader-election-namespace and "
+        + "--leader-election-lease do nothing without --leader-election");
+    Exit elected = operator("--leader-election", "--leader-election-lease", "respawn-team-a", "--metrics-port", "0");
+    assertThat(elected.out() + elected.err()).as(elected.toString()).doesNotContain("do nothing without");
+  }
+
   @Test
   void aNamespaceThatCannotExistIsRefused() throws Exception {
     Exit exit = operator("--namespaces", "team-a,Bad_NS", "--metrics-port", "-1");
