@@ -1,13 +1,26 @@
 package dev.respawn.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceSpec;
+import dev.respawn.api.v1alpha1.AgentRestartPolicy;
+import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
 import dev.respawn.api.v1alpha1.BackoffType;
 import dev.respawn.policy.Tier;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class PolicyResolverTest {
@@ -41,5 +54,118 @@ class PolicyResolverTest {
     named.getSpec().policyRef.name = "standard";
     assertThat(resolver.resolve(named).message())
         .isEqualTo("AgentRestartPolicy agents/standard does not exist; nothing is restarted until it does");
+  }
+
+  private static AgentRestartPolicy policy(ObjectMeta meta, String spec) {
+    AgentRestartPolicy p = new AgentRestartPolicy();
+    p.setMetadata(meta);
+    p.setSpec(Serialization.unmarshal(spec, AgentRestartPolicySpec.class));
+    return p;
+  }
+
+  private static ObjectMeta meta(String name, String uid, long generation) {
+    return new ObjectMetaBuilder().withNamespace("agents").withName(name).withUid(uid).withGeneration(generation)
+        .build();
+  }
+
+  /** An edit compiles anew, once; a policy made anew under its name too; a deleted one's entry is dropped. */
+  @Test
+  void aPolicyIsCompiledOncePerGenerationAndKeptOncePerName() {
+    Map<ResourceID, AgentRestartPolicy> store = new ConcurrentHashMap<>();
+    PolicyResolver resolver = new PolicyResolver(OperatorSettings.defaults(), id -> Optional.ofNullable(store.get(id)));
+    AgentRestartPolicy first = policy(meta("fleet", "uid-1", 1), "maxRetries: 3");
+    PolicyResolver.Resolved one = resolver.compile(first);
+    assertThat(resolver.compile(first)).isSameAs(one);
+    AgentRestartPolicy edited = policy(meta("fleet", "uid-1", 2), "maxRetries: 7");
+    PolicyResolver.Resolved two = resolver.compile(edited);
+    assertThat(two.policy()).hasValueSatisfying(p -> assertThat(p.maxRetries()).isEqualTo(7));
+    assertThat(resolver.compile(edited)).as("generation 2 is kept").isSameAs(two);
+    AgentRestartPolicy remade = policy(meta("fleet", "uid-2", 1), "maxRetries: 1");
+    assertThat(resolver.compile(remade).policy()).hasValueSatisfying(p -> assertThat(p.maxRetries()).isEqualTo(1));
+    assertThat(resolver.compiledPolicies()).isEqualTo(1);
+
+    AgentInstance user = withoutPolicyRef();
+    user.getSpec().policyRef = new dev.respawn.api.v1alpha1.PolicyReference("fleet");
+    assertThat(resolver.resolve(user).reason()).isEqualTo(Refusal.PolicyNotFound);
+    assertThat(resolver.compiledPolicies()).as("the deleted policy's entry").isZero();
+  }
+
+  /**
+   * Two policies edited at once (one {@code kubectl apply -f policies/}) are compiled by two reconcile threads whose
+   * compiles overlap: both return. The compile once dropped older generations from inside the map's
+   * {@code computeIfAbsent}, holding one bin's lock while it took others: two such compiles whose bins crossed
+   * waited for each other for ever, and every reconcile of their instances behind them. The metadata here holds each
+   * compile, at its second look at the uid (from within the map), until the other one is inside too; the uids are
+   * ones whose keys of that time ({@code uid@generation}, a 16-bin table) crossed.
+   */
+  @Test
+  void twoPoliciesEditedAtOnceAreBothCompiled() throws Exception {
+    String p = null;
+    String q = null;
+    for (int i = 0; q == null; i++) {
+      if (bin(uid(i) + "@1") == bin(uid(i) + "@2")) {
+        continue;
+      }
+      for (int j = 1_000_000; j < 1_000_400 && q == null; j++) {
+        if (bin(uid(j) + "@1") == bin(uid(i) + "@2") && bin(uid(j) + "@2") == bin(uid(i) + "@1")) {
+          p = uid(i);
+          q = uid(j);
+        }
+      }
+    }
+    PolicyResolver resolver = new PolicyResolver(OperatorSettings.defaults(), id -> Optional.empty());
+    resolver.compile(policy(new Meeting(p, 1, null, null), "{}"));
+    resolver.compile(policy(new Meeting(q, 1, null, null), "{}"));
+    CountDownLatch pInside = new CountDownLatch(1);
+    CountDownLatch qInside = new CountDownLatch(1);
+    AgentRestartPolicy p2 = policy(new Meeting(p, 2, pInside, qInside), "{}");
+    AgentRestartPolicy q2 = policy(new Meeting(q, 2, qInside, pInside), "{}");
+    CompletableFuture<Object> first = new CompletableFuture<>();
+    CompletableFuture<Object> second = new CompletableFuture<>();
+    Thread a = new Thread(() -> first.complete(resolver.compile(p2)), "reconciler-a");
+    Thread b = new Thread(() -> second.complete(resolver.compile(q2)), "reconciler-b");
+    a.setDaemon(true); // left blocked for good if they wait for each other
+    b.setDaemon(true);
+    a.start();
+    b.start();
+    await("both compiles returned").atMost(Duration.ofSeconds(10)).until(() -> first.isDone() && second.isDone());
+  }
+
+  private static int bin(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & 15;
+  }
+
+  private static String uid(int i) {
+    return "7c9e6679-7425-40de-944b-" + String.format("%012d", i);
+  }
+
+  /** Metadata whose uid, read a second time, waits (at most 2 s) until the other thread read its own. */
+  private static final class Meeting extends ObjectMeta {
+    private final AtomicInteger reads = new AtomicInteger();
+    private final transient CountDownLatch inside;
+    private final transient CountDownLatch other;
+
+    Meeting(String uid, long generation, CountDownLatch inside, CountDownLatch other) {
+      setNamespace("agents");
+      setName("p-" + uid.substring(uid.length() - 4));
+      setUid(uid);
+      setGeneration(generation);
+      this.inside = inside;
+      this.other = other;
+    }
+
+    @Override
+    public String getUid() {
+      if (inside != null && reads.incrementAndGet() == 2) {
+        inside.countDown();
+        try {
+          other.await(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return super.getUid();
+    }
   }
 }
