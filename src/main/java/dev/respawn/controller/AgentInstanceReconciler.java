@@ -143,7 +143,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     }
     try {
       if (context.isPrimaryResourceDeleted()) {
-        forget(instance); // after every reconcile of it (JOSDK runs one at a time): nothing it told stays
+        forget(wakeUps.deleted(instance)); // after every reconcile of it (one at a time): nothing it told stays
         wakeUps.afterDeletion(instance);
       } else if (instance.getMetadata().getDeletionTimestamp() != null) {
         // being deleted (a foreground deletion, a finalizer of someone else's): its pods go with it, and a pod

@@ -1,6 +1,8 @@
 package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.AgentInstanceSpec;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
@@ -27,12 +29,17 @@ import java.util.concurrent.TimeUnit;
  */
 final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements ResourceEventAware<AgentInstance> {
   private final Map<ResourceID, ScheduledFuture<?>> pending = new ConcurrentHashMap<>();
-  /** Names deleted within {@link #REMADE_WITHIN}, with when (nanoTime). */
-  private final Map<ResourceID, Long> deleted = new ConcurrentHashMap<>();
-  /** Instances made anew after a deletion of their name (whose handling may not have ended yet), with when. */
+  /** Names deleted within {@link #REMADE_WITHIN}: the deleted instance, and when (nanoTime). */
+  private final Map<ResourceID, Deleted> deleted = new ConcurrentHashMap<>();
+  /**
+   * Instances made anew after a deletion of their name (whose handling may not have ended yet), with the deleted one
+   * and when.
+   */
   private final Map<ResourceID, Remade> remade = new ConcurrentHashMap<>();
 
-  private record Remade(AgentInstance instance, long at) {}
+  private record Deleted(AgentInstance instance, long at) {}
+
+  private record Remade(AgentInstance instance, AgentInstance gone, long at) {}
   private volatile ScheduledThreadPoolExecutor timer;
 
   WakeUps() {
@@ -69,6 +76,17 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
    * name it holds no state of, so the new instance would never be reconciled until it changed. It is known by its
    * create event ({@link #onResourceCreated}), which the informer delivers after the delete event.
    */
+  /**
+   * The instance whose deletion JOSDK hands over ({@code handed}): the deleted one. JOSDK builds the deletion's
+   * reconcile from what its cache holds for the name when the reconcile that ran during the deletion ends, and an
+   * instance made anew meanwhile is what it holds then: the deleted one (another UID) is known from its delete event.
+   */
+  AgentInstance deleted(AgentInstance handed) {
+    Remade made = remade.get(ResourceID.fromResource(handed));
+    return made != null && made.gone() != null && java.util.Objects.equals(made.instance().getMetadata().getUid(),
+        handed.getMetadata().getUid()) ? made.gone() : handed;
+  }
+
   void afterDeletion(AgentInstance deleted) {
     Remade made = remade.remove(ResourceID.fromResource(deleted));
     if (made != null) {
@@ -84,10 +102,10 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
   @Override
   public void onResourceCreated(AgentInstance instance) {
     ResourceID id = ResourceID.fromResource(instance);
-    Long deletedAt = deleted.remove(id);
-    if (deletedAt != null && System.nanoTime() - deletedAt < REMADE_WITHIN.toNanos()) {
+    Deleted gone = deleted.remove(id);
+    if (gone != null && System.nanoTime() - gone.at() < REMADE_WITHIN.toNanos()) {
       // made anew soon after its deletion: told again now, and once more when the deletion is handled (if it is not)
-      remade.put(id, new Remade(instance, System.nanoTime()));
+      remade.put(id, new Remade(instance, gone.instance(), System.nanoTime()));
       tellCreatedAgain(instance);
     }
   }
@@ -121,6 +139,11 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
     return new int[] {pending.size(), running == null ? 0 : running.getQueue().size()};
   }
 
+  /** Whether an instance was made anew under the name since its deletion (tests). */
+  boolean madeAnew(ResourceID id) {
+    return remade.containsKey(id);
+  }
+
   /** Names remembered as deleted (for {@link #REMADE_WITHIN}) or as re-made (tests: bounded). */
   int remembered() {
     return deleted.size() + remade.size();
@@ -132,10 +155,21 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
     cancel(id);
     long now = System.nanoTime();
     // bounded by the deletions and re-makes of a minute
-    deleted.values().removeIf(at -> now - at >= REMADE_WITHIN.toNanos());
+    deleted.values().removeIf(d -> now - d.at() >= REMADE_WITHIN.toNanos());
     remade.values().removeIf(r -> now - r.at() >= REMADE_WITHIN.toNanos());
     remade.remove(id);
-    deleted.put(id, now);
+    deleted.put(id, new Deleted(trace(instance), now));
+  }
+
+  /** What forgetting a deleted instance needs of it (names, UID, heartbeat Lease), for a minute: not its template. */
+  private static AgentInstance trace(AgentInstance instance) {
+    AgentInstance trace = new AgentInstance();
+    trace.setMetadata(new ObjectMetaBuilder().withName(instance.getMetadata().getName())
+        .withNamespace(instance.getMetadata().getNamespace()).withUid(instance.getMetadata().getUid()).build());
+    AgentInstanceSpec spec = new AgentInstanceSpec();
+    spec.heartbeat = instance.getSpec() == null ? null : instance.getSpec().heartbeat;
+    trace.setSpec(spec);
+    return trace;
   }
 
   @Override
