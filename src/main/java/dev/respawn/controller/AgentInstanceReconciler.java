@@ -216,7 +216,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency -> policy.dependency(dependency)
         .flatMap(d -> releases.hold(instance, resolver.reference(instance).map(ResourceID::getName).orElse(""),
             seen.dependencies().get(dependency), d,
-            context.getPrimaryCache().list(i -> resolver.reference(i).equals(resolver.reference(instance))),
+            () -> context.getPrimaryCache().list(i -> resolver.reference(i).equals(resolver.reference(instance))),
             i -> pods.get(ReleaseQueue.nextRunPod(i)).isPresent(), settings.clock().instant())));
     if (held.isPresent()) {
       // its turn of the release came while an earlier one or others' still start: it waits, nothing is written

@@ -12,8 +12,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -43,11 +46,11 @@ final class ReleaseQueue {
    *
    * @param policy the name of the instance's policy
    * @param circuit the dependency's circuit as the policy's status shows it, or null
-   * @param fellows the instances of the same policy (its own cached copy among them)
+   * @param fellows the instances of the same policy (its own cached copy among them), as the cache lists them now
    * @param started whether an instance's next run's pod exists already (its start is not written yet)
    */
   Optional<Duration> hold(AgentInstance instance, String policy, DependencyCircuit circuit, DependencySettings settings,
-      Stream<AgentInstance> fellows, Predicate<AgentInstance> started, Instant now) {
+      Supplier<Stream<AgentInstance>> fellows, Predicate<AgentInstance> started, Instant now) {
     String key = instance.getMetadata().getNamespace() + "/" + instance.getMetadata().getName();
     if (waitsForAnEarlierTurn(key, instance, circuit, settings, fellows, started, now)) {
       return Optional.of(settings.releaseSpacing());
@@ -70,7 +73,8 @@ final class ReleaseQueue {
    * turn came), one that failed before it and whose status shows no later time.
    */
   boolean waitsForAnEarlierTurn(String key, AgentInstance instance, DependencyCircuit circuit,
-      DependencySettings settings, Stream<AgentInstance> fellows, Predicate<AgentInstance> started, Instant now) {
+      DependencySettings settings, Supplier<Stream<AgentInstance>> fellows, Predicate<AgentInstance> started,
+      Instant now) {
     String name = instance.getMetadata().getName();
     List<String> order = circuit == null || circuit.closedAt() == null ? List.of() : circuit.releaseOrder();
     int index = order.indexOf(name);
@@ -86,7 +90,7 @@ final class ReleaseQueue {
       earlier = o -> failed.compare(o, instance) < 0 && statusDue(o, now);
     }
     String ns = instance.getMetadata().getNamespace();
-    List<String> blockers = fellows.filter(o -> !o.getMetadata().getName().equals(name))
+    List<String> blockers = fellows.get().filter(o -> !o.getMetadata().getName().equals(name))
         .filter(o -> earlier.test(o) && waiting(o, settings.name()) && !started.test(o))
         .map(o -> ns + "/" + o.getMetadata().getName()).filter(b -> !passedOver(b, now)).toList();
     if (blockers.isEmpty()) {
@@ -99,6 +103,10 @@ final class ReleaseQueue {
       // rest of the release to one start per PATIENCE)
       heldSince.remove(key);
       blockers.forEach(b -> passedOver.put(b, now));
+      // one deleted since it was listed had its entry dropped (forget) before this put: dropped again (its deletion's
+      // reconcile comes after the cache let it go)
+      Set<String> listed = fellows.get().map(o -> ns + "/" + o.getMetadata().getName()).collect(Collectors.toSet());
+      blockers.stream().filter(b -> !listed.contains(b)).forEach(passedOver::remove);
       return false;
     }
     return true;

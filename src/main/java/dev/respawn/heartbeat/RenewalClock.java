@@ -86,14 +86,18 @@ public final class RenewalClock {
     String key = key(older.getMetadata().getNamespace(), older.getMetadata().getName());
     String holder = HeartbeatLeases.holder(older);
     Instant renew = renewTime(older);
-    Mark before = seen.get(key);
-    if (holder == null || renew == null || before == null) {
+    if (holder == null || renew == null) {
       return;
     }
-    boolean same = renew.equals(before.renewTime());
-    // a renewal this process only found when it first looked stays one: it proves nothing about when it was made
-    leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, null, same && before.firstSight()),
-        same ? before.tick() : ticker.getAsLong()));
+    // under the tracked entry's lock: a forget (the instance deleted) either comes after, and drops what is put
+    // here, or came before, and nothing is put
+    seen.computeIfPresent(key, (k, before) -> {
+      boolean same = renew.equals(before.renewTime());
+      // a renewal this process only found when it first looked stays one: it proves nothing about when it was made
+      leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, null, same && before.firstSight()),
+          same ? before.tick() : ticker.getAsLong()));
+      return before;
+    });
   }
 
   /** The Lease as {@code holder} left it when another pod took it over, if it was the last to leave it. */

@@ -107,12 +107,16 @@ public final class RestartMetrics {
 
   /** The shared circuits of one policy ("namespace/name") as last written. */
   public void dependencies(String policy, List<dev.respawn.policy.DependencyCircuit> shared) {
-    dependencyStates.keySet().removeIf(k -> k.startsWith(policy + "/"));
-    dependencyWaiting.keySet().removeIf(k -> k.startsWith(policy + "/"));
+    // each entry replaced in place, then those no longer there dropped: a scrape meanwhile never sees a circuit
+    // missing that is still there (an Open circuit read as none for a moment would make an alert flap)
+    java.util.Set<String> now = new java.util.HashSet<>();
     for (var c : shared) {
+      now.add(policy + "/" + c.name());
       dependencyStates.put(policy + "/" + c.name(), c.state());
       dependencyWaiting.put(policy + "/" + c.name(), c.waiting());
     }
+    dependencyStates.keySet().removeIf(k -> k.startsWith(policy + "/") && !now.contains(k));
+    dependencyWaiting.keySet().removeIf(k -> k.startsWith(policy + "/") && !now.contains(k));
   }
 
   public void dependencyTripped() {

@@ -45,13 +45,13 @@ class ReleaseQueueTest {
   void anInstanceWaitsForOneThatFailedBeforeItAndIsDueThenGoesInItsSlot() {
     ReleaseQueue queue = new ReleaseQueue();
     List<AgentInstance> fleet = List.of(first, second);
-    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> false, NOW))
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet::stream, i -> false, NOW))
         .as("zeta failed first").contains(SPACING);
-    assertThat(queue.hold(first, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> false, NOW)).isEmpty();
+    assertThat(queue.hold(first, "fleet", DROPPED, MODEL_API, fleet::stream, i -> false, NOW)).isEmpty();
     // zeta's pod is made: alpha's turn, in the next slot of the gate
-    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> i == first, NOW))
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet::stream, i -> i == first, NOW))
         .contains(SPACING);
-    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet.stream(), i -> i == first,
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, fleet::stream, i -> i == first,
         NOW.plus(SPACING))).isEmpty();
     assertThat(queue.size()).as("nothing kept once it went").isZero();
   }
@@ -66,13 +66,13 @@ class ReleaseQueueTest {
     running.getStatus().phase = Phase.Running;
     for (AgentInstance earlier : List.of(notDue, other, running)) {
       assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API,
-          List.of(earlier, second).stream(), i -> false, NOW)).as(earlier.getMetadata().getName()).isFalse();
+          List.of(earlier, second)::stream, i -> false, NOW)).as(earlier.getMetadata().getName()).isFalse();
     }
     AgentInstance noTimeYet = waiting("unshown", 40, NOW);
     noTimeYet.getStatus().nextRestartAt = null;
     assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API,
-        List.of(noTimeYet, second).stream(), i -> false, NOW)).as("released, its time not shown yet: due").isTrue();
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, List.of(second, second).stream(),
+        List.of(noTimeYet, second)::stream, i -> false, NOW)).as("released, its time not shown yet: due").isTrue();
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, List.of(second, second)::stream,
         i -> false, NOW)).as("not itself").isFalse();
   }
 
@@ -80,22 +80,22 @@ class ReleaseQueueTest {
   void anEarlierTurnThatDoesNotStartHoldsTheOthersBackForThePatienceAtMost() {
     ReleaseQueue queue = new ReleaseQueue();
     Set<AgentInstance> fleet = Set.of(first, second);
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false, NOW))
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet::stream, i -> false, NOW))
         .isTrue();
     Instant later = NOW.plus(ReleaseQueue.PATIENCE).minusMillis(1);
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false, later))
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet::stream, i -> false, later))
         .isTrue();
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false,
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet::stream, i -> false,
         NOW.plus(ReleaseQueue.PATIENCE))).isFalse();
     // passed over: no one waits for zeta again (the rest of the release goes at its pace), for a while
     AgentInstance third = waiting("beta", 10, NOW.minusSeconds(5));
-    assertThat(queue.waitsForAnEarlierTurn("agents/beta", third, DROPPED, MODEL_API, List.of(first, third).stream(),
+    assertThat(queue.waitsForAnEarlierTurn("agents/beta", third, DROPPED, MODEL_API, List.of(first, third)::stream,
         i -> false, NOW.plus(ReleaseQueue.PATIENCE).plusSeconds(1))).isFalse();
-    assertThat(queue.waitsForAnEarlierTurn("agents/beta", third, DROPPED, MODEL_API, List.of(first, third).stream(),
+    assertThat(queue.waitsForAnEarlierTurn("agents/beta", third, DROPPED, MODEL_API, List.of(first, third)::stream,
         i -> false, NOW.plus(ReleaseQueue.PATIENCE).plus(ReleaseQueue.PASSED_OVER))).as("a later outage").isTrue();
     queue.forget("agents/beta");
     queue.forget("agents/zeta");
-    queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet.stream(), i -> false, NOW);
+    queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API, fleet::stream, i -> false, NOW);
     queue.forget("agents/alpha");
     queue.forget("agents/zeta");
     assertThat(queue.size()).as("a deleted instance leaves nothing").isZero();
@@ -109,16 +109,42 @@ class ReleaseQueueTest {
     DependencyCircuit order = new DependencyCircuit("model-api", dev.respawn.api.v1alpha1.CircuitState.Closed, 1,
         null, null, closedAt, closedAt, List.of(), List.of("alpha", "zeta", "late"), List.of(), 3, 0);
     List<AgentInstance> fleet = List.of(first, second);
-    assertThat(queue.waitsForAnEarlierTurn("agents/zeta", first, order, MODEL_API, fleet.stream(), i -> false, NOW))
+    assertThat(queue.waitsForAnEarlierTurn("agents/zeta", first, order, MODEL_API, fleet::stream, i -> false, NOW))
         .as("alpha's turn is before zeta's").isTrue();
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, order, MODEL_API, fleet.stream(), i -> false, NOW))
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, order, MODEL_API, fleet::stream, i -> false, NOW))
         .isFalse();
     AgentInstance late = waiting("late", 10, NOW.minusSeconds(5));
-    assertThat(queue.waitsForAnEarlierTurn("agents/late", late, order, MODEL_API, List.of(late, second).stream(),
+    assertThat(queue.waitsForAnEarlierTurn("agents/late", late, order, MODEL_API, List.of(late, second)::stream,
         i -> false, closedAt.plus(SPACING.multipliedBy(2)))).as("alpha is due and waits").isTrue();
     DependencyCircuit notYet = new DependencyCircuit("model-api", dev.respawn.api.v1alpha1.CircuitState.Closed, 1,
         null, null, NOW, NOW, List.of(), List.of("zeta", "alpha"), List.of(), 2, 0);
-    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, notYet, MODEL_API, fleet.stream(), i -> false,
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, notYet, MODEL_API, fleet::stream, i -> false,
         NOW.plusMillis(10))).as("zeta's slot is now: due").isTrue();
+  }
+
+  /**
+   * An instance passes over an earlier turn that did not start (PATIENCE) while that one is deleted: its deletion's
+   * reconcile forgot it between the listing and the pass-over, and the entry came back for good. The cache, listed
+   * again, no longer holds it: nothing stays.
+   */
+  @Test
+  void aBlockerDeletedWhileAnotherPassesItOverLeavesNothingBehind() {
+    ReleaseQueue queue = new ReleaseQueue();
+    java.util.List<AgentInstance> cache = new java.util.concurrent.CopyOnWriteArrayList<>(List.of(first, second));
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, cache::stream, i -> false, NOW)).isPresent();
+    java.util.concurrent.atomic.AtomicBoolean listedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    // PATIENCE later: listed, then (before the pass-over is put) deleted and forgotten
+    java.util.function.Supplier<java.util.stream.Stream<AgentInstance>> listing = () -> {
+      java.util.stream.Stream<AgentInstance> listed = List.copyOf(cache).stream();
+      if (!listedOnce.getAndSet(true)) {
+        cache.remove(first);
+        queue.forget("agents/zeta");
+      }
+      return listed;
+    };
+    assertThat(queue.hold(second, "fleet", DROPPED, MODEL_API, listing, i -> false, NOW.plus(ReleaseQueue.PATIENCE)))
+        .isEmpty();
+    queue.forget("agents/alpha");
+    assertThat(queue.size()).as("what the queue keeps of deleted instances").isZero();
   }
 }

@@ -217,4 +217,41 @@ class RenewalClockTest {
     assertThat(renewals.observe(new LeaseBuilder(lease).editSpec().withRenewTime(null).endSpec().build()))
         .isFalse();
   }
+
+  /**
+   * The Lease changes hands (the informer's thread) while the instance's deletion is reconciled: the hand-over checked
+   * the Lease was tracked, the deletion forgot it, and the hand-over put its entry back for good. The ticker, read by
+   * the hand-over before it puts, holds it there (at most a second) while the deletion is forgotten on this thread.
+   */
+  @Test
+  void aHandOverRacingTheInstancesDeletionLeavesNothingBehind() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch forgotten = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
+    RenewalClock renewals = new RenewalClock(clock, () -> {
+      if (hold.get() && Thread.currentThread().getName().equals("informer-leases")) {
+        inside.countDown();
+        try {
+          forgotten.await(1, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return ticks.incrementAndGet();
+    });
+    renewals.sighting(renewedBy("coder-1", T0)); // tracked
+    Lease older = renewedBy("coder-1", T0.plusSeconds(10)); // a renewal the clock has not seen: the ticker is read
+    hold.set(true);
+    java.util.concurrent.CompletableFuture<Void> informer = new java.util.concurrent.CompletableFuture<>();
+    new Thread(() -> {
+      renewals.handedOver(older);
+      informer.complete(null);
+    }, "informer-leases").start();
+    assertThat(inside.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    renewals.forget("agents", "coder");
+    forgotten.countDown();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(informer::isDone);
+    assertThat(renewals.size()).as("what the clock keeps of a deleted instance's Lease").isZero();
+  }
 }

@@ -132,4 +132,70 @@ class RestartMetricsTest {
         .counter().count()).isZero();
     assertThat(metrics.instancesTracked()).isEqualTo(1);
   }
+
+  /**
+   * A policy reconcile writes its circuits to the gauges while /metrics is scraped: the scrape reads them as they are.
+   * They were all dropped, then put back, and a scrape between read no Open circuit and no one waiting, though nothing
+   * had changed (an alert on them would flap). The list's iterator, taken by the writer, holds it there.
+   */
+  @Test
+  void aScrapeDuringAPolicyReconcileSeesTheCircuitsAsTheyAre() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RestartMetrics metrics = new RestartMetrics(registry);
+    dev.respawn.policy.DependencyCircuit open = dev.respawn.policy.DependencyCircuit.closed("model-api");
+    // an Open circuit with 6 instances waiting, as the policy's status shows it
+    List<dev.respawn.policy.DependencyCircuit> shown = List.of(withState(open, dev.respawn.api.v1alpha1.CircuitState.Open, 6));
+    metrics.dependencies("agents/fleet", shown);
+    assertThat(dependencyWaiting(registry)).isEqualTo(6);
+    assertThat(openCircuits(registry)).isEqualTo(1);
+
+    java.util.concurrent.CountDownLatch between = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch scraped = new java.util.concurrent.CountDownLatch(1);
+    List<dev.respawn.policy.DependencyCircuit> same = new java.util.AbstractList<>() {
+      @Override
+      public dev.respawn.policy.DependencyCircuit get(int index) {
+        return shown.get(index);
+      }
+
+      @Override
+      public int size() {
+        return shown.size();
+      }
+
+      @Override
+      public java.util.Iterator<dev.respawn.policy.DependencyCircuit> iterator() {
+        between.countDown();
+        try {
+          scraped.await(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return super.iterator();
+      }
+    };
+    // the next policy reconcile writes the same circuits again (its status unchanged)
+    java.util.concurrent.CompletableFuture<Void> reconcile = java.util.concurrent.CompletableFuture.runAsync(() -> metrics.dependencies("agents/fleet", same));
+    assertThat(between.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    double waitingSeen = dependencyWaiting(registry);
+    double openSeen = openCircuits(registry);
+    scraped.countDown();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(reconcile::isDone);
+    assertThat(dependencyWaiting(registry)).isEqualTo(6);
+    assertThat(openSeen).as("respawn.dependency.circuits{state=Open} scraped meanwhile").isEqualTo(1);
+    assertThat(waitingSeen).as("respawn.dependency.waiting scraped meanwhile").isEqualTo(6);
+  }
+
+  static dev.respawn.policy.DependencyCircuit withState(dev.respawn.policy.DependencyCircuit c,
+      dev.respawn.api.v1alpha1.CircuitState state, int waiting) {
+    return new dev.respawn.policy.DependencyCircuit(c.name(), state, 1, java.time.Instant.parse("2026-11-25T10:00:00Z"), null, null,
+        java.time.Instant.parse("2026-11-25T10:00:00Z"), List.of(), List.of(), List.of(), waiting, waiting);
+  }
+
+  static double dependencyWaiting(SimpleMeterRegistry r) {
+    return r.get("respawn.dependency.waiting").gauge().value();
+  }
+
+  static double openCircuits(SimpleMeterRegistry r) {
+    return r.get("respawn.dependency.circuits").tag("state", "Open").gauge().value();
+  }
 }
