@@ -21,6 +21,14 @@ public record PodView(String name, String uid, Stage stage, Instant createdAt, I
    * node's clock, so it is taken no earlier than the pod was made (the operator's own time, its started-at
    * annotation) and no later than {@code now}. Null while the pod has neither time.
    */
+  /**
+   * The kubelet's start is after {@code now} even at the earliest instant its whole-second stamp can mean: the
+   * node's clock is ahead of the operator's (by a second or more).
+   */
+  public boolean startedAhead(Instant now) {
+    return startedAt != null && startedAt.minusNanos(999_999_999).isAfter(now);
+  }
+
   public Instant startedBy(Instant now) {
     Instant t = startedAt != null ? startedAt : createdAt;
     if (t == null) {

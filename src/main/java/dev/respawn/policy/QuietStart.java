@@ -37,8 +37,7 @@ public final class QuietStart {
       if (renewalDue.isEmpty()) {
         return false;
       }
-      // a node clock ahead clamps the pod's start to now at every look: the quiet start and one first renewal's
-      // wait bound it all the same
+      // bounded however late the pod ran: the quiet start and one first renewal's wait after it was made
       Instant latest = shown.plus(FIRST_RENEWAL);
       shown = renewalDue.get().isBefore(latest) ? renewalDue.get() : latest;
     } else if (d.state.phase != Phase.Starting || !LivenessGate.POD_NOT_RUNNING.equals(reason)) {
@@ -67,6 +66,12 @@ public final class QuietStart {
     Optional<PodView> pod = d.currentPod();
     if (timeout.isEmpty() || pod.isEmpty() || !LivenessGate.STALE.equals(reason)
         || LivenessGate.lastSeen(d.obs.lease().orElse(null)) != null) {
+      return Optional.empty();
+    }
+    if (pod.get().startedAhead(d.now)) {
+      // a node clock ahead: the pod's start is clamped to now at every look, so the wait would move on with each
+      // look, and the grace counted from when it ends; shown Running now, its start now (one write more, for
+      // such a node only: Ready follows at the first renewal)
       return Optional.empty();
     }
     Instant started = pod.get().startedBy(d.now);
