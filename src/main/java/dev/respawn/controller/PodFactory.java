@@ -33,6 +33,11 @@ public final class PodFactory {
     podMeta.setNamespace(instance.getMetadata().getNamespace());
     podMeta.setLabels(labels);
     podMeta.setOwnerReferences(List.of(owner(instance)));
+    // the template's finalizers too, as Kubernetes' own controllers copy them (a collector of logs or artifacts that
+    // must see every pod before it goes); its name, namespace and owners are the operator's
+    if (meta.getFinalizers() != null && !meta.getFinalizers().isEmpty()) {
+      podMeta.setFinalizers(new ArrayList<>(meta.getFinalizers()));
+    }
     PodSpec spec = template.getSpec() == null ? new PodSpec() : template.getSpec();
     Map<String, String> annotations = new LinkedHashMap<>(meta.getAnnotations() == null ? Map.of()
         : meta.getAnnotations());

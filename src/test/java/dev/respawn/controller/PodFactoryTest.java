@@ -71,6 +71,28 @@ class PodFactoryTest {
   }
 
   /**
+   * The template's finalizers reach the pod, as a Deployment's or a Job's do (a collector that must see every pod
+   * before it goes); the template's name, namespace and owners do not: those are the operator's.
+   */
+  @Test
+  void theTemplatesFinalizersReachThePodItsNameAndOwnersDoNot() {
+    AgentInstance instance = instance("t", new PodTemplateSpecBuilder().withNewMetadata().withName("mine")
+        .withNamespace("elsewhere").addToFinalizers("example.com/collect-logs").addNewOwnerReference().withUid("x")
+        .withName("other").withKind("ConfigMap").withApiVersion("v1").endOwnerReference().endMetadata().withNewSpec()
+        .addNewContainer().withName("agent").withImage("registry.example/agents/coder:1.4").endContainer().endSpec()
+        .build());
+
+    var pod = PodFactory.build(instance, new Decision.PodStart(1, "coder-1", 0, Optional.empty(), Optional.empty(),
+        Optional.empty(), AT), "coder");
+
+    assertThat(pod.getMetadata().getFinalizers()).containsExactly("example.com/collect-logs");
+    assertThat(pod.getMetadata().getName()).isEqualTo("coder-1");
+    assertThat(pod.getMetadata().getNamespace()).isEqualTo("agents");
+    assertThat(pod.getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo("u-1"));
+  }
+
+  /**
    * api.md §2: pods are named {@code <instance>-<run>}, owned by the instance (controller=true), labelled
    * respawn.dev/instance and respawn.dev/run, restartPolicy Never (whatever the template says), and given env
    * RESPAWN_INSTANCE, RESPAWN_RUN, RESPAWN_ATTEMPT, RESPAWN_LEASE_NAME, RESPAWN_TASK; the template's labels stay.
