@@ -25,6 +25,16 @@ public final class RestartWindow {
     return kept;
   }
 
+  /**
+   * The times, none later than {@code now}: a time in the future (a status restored from a cluster whose clock ran
+   * ahead, this operator's clock stepped back) happened by now at the latest. Counted as now, it leaves its window one
+   * window from now, rather than staying in it until the window has passed that future time.
+   */
+  public static List<Instant> notAfter(List<Instant> times, Instant now) {
+    return times.stream().anyMatch(t -> t.isAfter(now)) ? times.stream().map(t -> t.isAfter(now) ? now : t).toList()
+        : times;
+  }
+
   /** True when another restart now would exceed maxRestarts within the window. */
   public static boolean isFull(List<Instant> restarts, Optional<RestartLimit> limit, Instant now) {
     return limit.isPresent() && inWindow(restarts, limit, now).size() >= limit.get().maxRestarts();

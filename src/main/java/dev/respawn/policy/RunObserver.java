@@ -27,7 +27,22 @@ public final class RunObserver {
 
   public static Observed observe(InstanceState given, Sighting seen, Instant now, Optional<RestartLimit> limit) {
     InstanceState state = given.copy();
-    state.recentRestarts = RestartWindow.bounded(state.recentRestarts, limit);
+    if ((state.phase == Phase.Starting || state.phase == Phase.Running) && state.currentPod == null) {
+      // a status that shows a run but names no pod (edited by hand, restored in part): the run's pod by its name,
+      // or, before any run was made, no run to wait for
+      if (state.run > 0) {
+        state.currentPod = seen.instance() + "-" + state.run;
+      } else {
+        state.phase = Phase.Pending;
+      }
+    }
+    state.recentRestarts = RestartWindow.bounded(RestartWindow.notAfter(state.recentRestarts, now), limit);
+    List<Instant> failures = RestartWindow.notAfter(state.circuit.failureTimes(), now);
+    if (!failures.equals(state.circuit.failureTimes())) {
+      CircuitSnapshot c = state.circuit;
+      state.circuit = new CircuitSnapshot(c.state(), failures, c.trips(), c.openedAt(), c.halfOpenAt(),
+          c.lastSuccessAt(), c.lastFailureAt());
+    }
     List<PodFacts> owned = seen.pods().stream().filter(p -> p.controlledBy(seen.instanceUid())).toList();
     boolean startDue = state.nextRestartAt == null || !now.isBefore(state.nextRestartAt);
     Optional<PodFacts> next = Optional.empty();

@@ -3,10 +3,12 @@ package dev.respawn.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
+import dev.respawn.api.v1alpha1.CircuitState;
 import dev.respawn.api.v1alpha1.HealthVerdict;
 import dev.respawn.api.v1alpha1.Phase;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -103,5 +105,33 @@ class ClockSkewTest {
     s.lease = new LeaseView(lastRenewalByAgentClock, s.now, HealthVerdict.Healthy, null, null, null, null, null, true);
     s.reconcile();
     assertThat(s.state.attempt).as("the agent was last heard 51 s ago, before resetAfter ran out").isEqualTo(1);
+  }
+
+  /**
+   * A status restored from a cluster whose clock ran ahead (or this operator's clock stepped back) holds restart
+   * times in the future: each counts as now, so it leaves the restartLimit window one window from now, not one window
+   * after that future time (hours of refused restarts).
+   */
+  @Test
+  void restartTimesInTheFutureCountAsNowAndLeaveTheWindowOneWindowLater() {
+    AgentSim s = new AgentSim(AgentSim.policy(Specs.window(Specs.spec(), 3, "1h"))).started();
+    s.state.recentRestarts = List.of(s.now.plus(Duration.ofMinutes(200)), s.now.plus(Duration.ofMinutes(190)),
+        s.now.plus(Duration.ofMinutes(180)));
+    Instant restored = s.now;
+    s.reconcile();
+    assertThat(s.state.recentRestarts).as("none later than now").allMatch(t -> !t.isAfter(restored));
+    s.advance(Duration.ofMinutes(61));
+    s.exit(1);
+    assertThat(s.state.phase).as("an hour later the window has room again").isEqualTo(Phase.Backoff);
+  }
+
+  /** The circuit breaker's failure times too: a restored time in the future counts as a failure now. */
+  @Test
+  void failureTimesInTheFutureCountAsNow() {
+    AgentSim s = new AgentSim(AgentSim.policy(Specs.spec())).started();
+    s.state.circuit = new CircuitSnapshot(CircuitState.Closed, List.of(s.now.plus(Duration.ofHours(3))), 0, null,
+        null, null, null);
+    s.reconcile();
+    assertThat(s.state.circuit.failureTimes()).containsExactly(s.now);
   }
 }
