@@ -115,14 +115,17 @@ final class InstanceStatusWriter {
       // a wait that no failure decided (a restart request, exit 42, an Ignore rule) opens no failure sequence; a
       // refused create is retried with the backoff and shows so
       String reason = s.phase == Phase.CircuitOpen ? "CircuitOpen" : waiting ? "Backoff" : "FailureSequence";
-      String max = s.lastDecision == null ? "?" : Integer.toString(s.lastDecision.maxAttempts());
-      c.add(Conditions.of("Recovering", true, reason, "attempt " + s.attempt + " of " + max
+      // no decision recorded (a status restored in part): the attempt alone
+      String max = s.lastDecision == null ? "" : " of " + s.lastDecision.maxAttempts();
+      c.add(Conditions.of("Recovering", true, reason, "attempt " + s.attempt + max
           + (s.nextRestartAt != null ? "; next run at " + s.nextRestartAt : "")));
     } else {
       c.add(Conditions.of("Recovering", false, "Stable", ""));
     }
     if (s.phase == Phase.Escalated || s.phase == Phase.Failed) {
-      String reason = s.terminalReason != null ? s.terminalReason.name() : "RestartPolicyNone";
+      // Failed without one is backoff type None's (policy_none); an Escalated without one, a status not written here
+      String reason = s.terminalReason != null ? s.terminalReason.name()
+          : s.phase == Phase.Failed ? "RestartPolicyNone" : "Escalated";
       c.add(Conditions.of("Escalated", true, reason, d.liveness().message()));
     } else {
       c.add(Conditions.of("Escalated", false, "None", ""));
