@@ -14,7 +14,8 @@ public final class Conditions {
 
   /**
    * The new condition list: {@code wanted} entries in order, each keeping its previous
-   * lastTransitionTime when its status did not change.
+   * lastTransitionTime when its status did not change; then, as they were, the conditions another party added under
+   * a domain-qualified type ({@code example.com/Audited}: the operator's own types have no domain).
    */
   public static List<StatusCondition> merge(List<StatusCondition> previous, List<StatusCondition> wanted,
       Long generation, Instant now) {
@@ -25,6 +26,11 @@ public final class Conditions {
       w.lastTransitionTime = old != null && old.status != null && old.status.equals(w.status)
           && old.lastTransitionTime != null ? old.lastTransitionTime : now.toString();
       result.add(w);
+    }
+    for (StatusCondition p : previous == null ? List.<StatusCondition>of() : previous) {
+      if (p != null && p.type != null && p.type.contains("/") && find(wanted, p.type) == null) {
+        result.add(p);
+      }
     }
     return result;
   }

@@ -41,4 +41,21 @@ class InstanceConditionsTest {
     assertThat(condition(InstanceStatusWriter.conditions(decision(s)), "Escalated").reason)
         .isEqualTo("RestartPolicyNone");
   }
+
+  /**
+   * A condition another party added under a domain-qualified type (API conventions: conditions are keyed by type) is
+   * kept as it is by the operator's writes; the operator's own types follow the decision.
+   */
+  @Test
+  void aConditionAnotherPartyAddedIsKept() {
+    StatusCondition audited = Conditions.of("example.com/Audited", true, "Reviewed", "by the audit bot");
+    audited.lastTransitionTime = "2026-11-01T00:00:00Z";
+    StatusCondition oldReady = Conditions.of("Ready", true, "Healthy", "");
+    StatusCondition stale = Conditions.of("Stalled", true, "Old", ""); // no domain: not another party's
+    List<StatusCondition> merged = Conditions.merge(List.of(oldReady, audited, stale),
+        List.of(Conditions.of("Ready", false, "PodNotRunning", "")), 3L, Instant.parse("2026-11-27T10:00:00Z"));
+    assertThat(merged).extracting(c -> c.type).containsExactly("Ready", "example.com/Audited");
+    assertThat(merged.get(1)).isSameAs(audited);
+    assertThat(merged.get(1).lastTransitionTime).isEqualTo("2026-11-01T00:00:00Z");
+  }
 }
