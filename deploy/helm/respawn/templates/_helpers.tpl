@@ -43,10 +43,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- default .Release.Namespace .Values.leaderElection.namespace -}}
 {{- end -}}
 
-{{/* The leader-election Lease: the release's own (<fullname>-leader, so respawn-operator-leader for the release
-     respawn-operator, the operator's default), so that releases sharing a Lease namespace elect apart. */}}
+{{/* The leader-election Lease: the operator's default, respawn-operator-leader, unless leaderElection.leaseName
+     names another (releases whose Leases share a namespace each need one of their own). */}}
 {{- define "respawn.leaderLease" -}}
-{{- default (printf "%s-leader" (include "respawn.fullname" .)) .Values.leaderElection.leaseName -}}
+{{- default "respawn-operator-leader" .Values.leaderElection.leaseName -}}
 {{- end -}}
 
 {{/* The metrics Service's name, which is also Prometheus' job label. */}}

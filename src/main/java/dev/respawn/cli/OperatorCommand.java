@@ -62,7 +62,7 @@ public final class OperatorCommand implements Callable<Integer> {
 
   /** A Lease name: a DNS-1123 subdomain. */
   private static final java.util.regex.Pattern LEASE_NAME = java.util.regex.Pattern.compile(
-      "[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+      "(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   @Option(names = "--metrics-port", defaultValue = "8080", paramLabel = "PORT",
       description = "Port of /metrics, /healthz and /readyz; -1 turns the endpoint off (default: ${DEFAULT-VALUE}).")

@@ -101,6 +101,8 @@ class OperatorStartErrorsTest {
     Exit exit = operator("--leader-election", "--leader-election-lease", "Team_A", "--metrics-port", "-1");
     assertThat(exit.code()).as(exit.toString()).isEqualTo(2);
     assertThat(exit.err()).as(exit.toString()).contains("--leader-election-lease: Team_A is not a Lease name");
+    Exit dots = operator("--leader-election", "--leader-election-lease", "team..a", "--metrics-port", "-1");
+    assertThat(dots.code()).as(dots.toString()).isEqualTo(2);
   }
 
   /** A Lease named while leader election is off elects nothing: the operator says so (and acts, as it would). */

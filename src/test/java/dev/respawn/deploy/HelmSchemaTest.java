@@ -37,6 +37,7 @@ class HelmSchemaTest {
       leaderElection: {enable: false}                        | /leaderElection                | additional properties 'enable' not allowed
       leaderElection: {namespace: Ops}                       | /leaderElection/namespace      | does not match pattern
       leaderElection: {leaseName: Team_A}                    | /leaderElection/leaseName      | does not match pattern
+      leaderElection: {leaseName: team..a}                   | /leaderElection/leaseName      | does not match pattern
       tire: Core                                             | ''                             | additional properties 'tire' not allowed
       watchNamespaces: team-a                                | /watchNamespaces               | got string, want array
       watchNamespaces: [team_a]                              | /watchNamespaces/0             | does not match pattern

@@ -70,8 +70,8 @@ class HelmValuesTest {
   @Test
   void theLeaseNamespaceMovesTheRoleButNotTheServiceAccount() {
     List<HasMetadata> objects = HelmChart.render("{replicaCount: 2, leaderElection: {namespace: ops}}");
-    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election", "--leader-election-lease",
-        RespawnOperator.LEADER_LEASE, "--leader-election-namespace", "ops");
+    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election", "--leader-election-namespace",
+        "ops").doesNotContain("--leader-election-lease");
     assertThat(HelmChart.ofKind(objects, "Role", Role.class)).singleElement().satisfies(r -> {
       assertThat(r.getMetadata().getNamespace()).isEqualTo("ops");
       assertThat(r.getRules()).anySatisfy(rule -> assertThat(rule.getResourceNames())
@@ -173,10 +173,10 @@ class HelmValuesTest {
     List<HasMetadata> objects = HelmChart.objects(manifest);
     assertThat(objects).extracting(o -> o.getKind() + " " + o.getMetadata().getName()).contains(
         "Deployment agents-respawn", "Service agents-respawn-metrics", "Role agents-respawn-leader-election");
-    // its own Lease: two releases whose Leases share a namespace elect apart
-    assertThat(operator(objects).getArgs()).containsSubsequence("--leader-election-lease", "agents-respawn-leader");
+    // the operator's Lease whatever the release's name: an upgrade keeps it
+    assertThat(operator(objects).getArgs()).doesNotContain("--leader-election-lease");
     assertThat(HelmChart.ofKind(objects, "Role", Role.class).get(0).getRules())
-        .anySatisfy(rule -> assertThat(rule.getResourceNames()).containsExactly("agents-respawn-leader"));
+        .anySatisfy(rule -> assertThat(rule.getResourceNames()).containsExactly(RespawnOperator.LEADER_LEASE));
     assertThat(HelmChart.ofKind(objects, "ClusterRoleBinding", ClusterRoleBinding.class).get(0).getSubjects())
         .singleElement().satisfies(s -> assertThat(s.getNamespace()).isEqualTo("platform"));
   }
