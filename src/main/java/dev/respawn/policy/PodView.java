@@ -21,14 +21,6 @@ public record PodView(String name, String uid, Stage stage, Instant createdAt, I
    * node's clock, so it is taken no earlier than the pod was made (the operator's own time, its started-at
    * annotation) and no later than {@code now}. Null while the pod has neither time.
    */
-  /**
-   * The kubelet's start is after {@code now} even at the earliest instant its whole-second stamp can mean: the
-   * node's clock is ahead of the operator's (by a second or more).
-   */
-  public boolean startedAhead(Instant now) {
-    return startedAt != null && startedAt.minusNanos(999_999_999).isAfter(now);
-  }
-
   public Instant startedBy(Instant now) {
     Instant t = startedAt != null ? startedAt : createdAt;
     if (t == null) {
@@ -38,5 +30,14 @@ public record PodView(String name, String uid, Stage stage, Instant createdAt, I
       t = createdAt;
     }
     return t.isAfter(now) ? now : t;
+  }
+
+  /**
+   * The kubelet's whole-second start stamp is more than a second after {@code now}: the node's clock is ahead of the
+   * operator's by more than a second (a node less than a second ahead can stamp a start that lies up to a second in
+   * the future; it is taken as one in step).
+   */
+  public boolean startedAhead(Instant now) {
+    return startedAt != null && startedAt.minusNanos(999_999_999).isAfter(now.plusSeconds(1));
   }
 }

@@ -75,11 +75,17 @@ class ClockSkewTest {
     assertThat(shown.state().run).isEqualTo(2);
     assertThat(shown.state().phase).isEqualTo(Phase.Running);
     assertThat(shown.state().runStartedAt).as("its grace counts from when it was seen running").isEqualTo(seenRunning);
-    // a node a fraction of a second ahead (the kubelet stamps whole seconds) waits for the first renewal as any
-    s.state = waiting;
-    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(),
-        s.now.plusMillis(500), null, null, true);
-    assertThat(s.reconcile().deferStatus()).as("running, its agent has not renewed yet").isTrue();
+    // a node less than a second ahead waits for the first renewal as any: the kubelet stamps whole seconds (read as
+    // the latest instant a stamp can mean), so a start it stamps may lie up to a second in the future
+    s.advance(Duration.ofMillis(700));
+    for (long aheadMillis : new long[] {0, 300, 999}) {
+      s.state = waiting;
+      Instant stamp = s.now.plusMillis(aheadMillis).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+      s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.RUNNING, s.pod.createdAt(),
+          stamp.plusSeconds(1).minusNanos(1), null, null, true);
+      assertThat(s.reconcile().deferStatus()).as("%d ms ahead: running, its agent has not renewed yet", aheadMillis)
+          .isTrue();
+    }
   }
 
   /**
