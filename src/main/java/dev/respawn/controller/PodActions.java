@@ -141,6 +141,10 @@ final class PodActions {
     if (deletions.deleted(deletion.uid())) {
       return; // deleted a moment ago; the pod cache has not heard yet
     }
+    if (pods.get(new ResourceID(deletion.name(), namespace())).filter(p -> deletion.uid().equals(p.getMetadata()
+        .getUid()) && p.getMetadata().getDeletionTimestamp() != null).isPresent()) {
+      return; // its deletion is under way, held by a finalizer (the template's own): asked once is enough
+    }
     DeleteOptions options = new DeleteOptionsBuilder().withNewPreconditions().withUid(deletion.uid())
         .endPreconditions().build();
     String url = client.getMasterUrl().toString().replaceAll("/+$", "") + "/api/v1/namespaces/"

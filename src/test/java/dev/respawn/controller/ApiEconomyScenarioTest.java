@@ -9,6 +9,7 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.sandbox.Run;
 import dev.respawn.testsupport.RequestLog;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -40,6 +41,33 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     f.holdsFor(Duration.ofMillis(3500), f::operatorWrites, List::isEmpty);
     assertThat(f.get("calm").getMetadata().getResourceVersion()).isEqualTo(version);
     assertThat(f.get("calm").getStatus().heartbeat.verdict.name()).isEqualTo("Healthy");
+  }
+
+  /**
+   * The template's finalizer holds the finished pod of the run before once it is deleted (a log collector that has
+   * not let it go): its deletion is asked once, not again at every wake-up of the running agent once the operator no
+   * longer remembers it deleted the pod (30 s; the operator's clock is moved on here).
+   */
+  @Test
+  void aFinishedPodHeldByTheTemplatesFinalizerIsDeletedOnce() {
+    java.util.concurrent.atomic.AtomicReference<Duration> ahead = new java.util.concurrent.atomic.AtomicReference<>(
+        Duration.ZERO);
+    f.close();
+    f = new OperatorFixture(OperatorSettings.defaults().withClock(() -> Instant.now().plus(ahead.get())));
+    f.policy("hb", HEARTBEATS);
+    f.kubelet.script("held", Run.exit(1).after(Duration.ofMillis(200)),
+        Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("held", "hb", spec -> spec.template.setMetadata(new ObjectMetaBuilder()
+        .withFinalizers("example.com/collect-logs").build()));
+    f.awaitInstance("held", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> f.client.pods().inNamespace(OperatorFixture.NS)
+        .withName("held-1").get().getMetadata().getDeletionTimestamp() != null);
+    ahead.set(RecentDeletions.REMEMBERED.plusSeconds(1));
+    // three and a half heartbeat timeouts: a wake-up at each
+    f.holdsFor(Duration.ofMillis(3500), () -> f.client.pods().inNamespace(OperatorFixture.NS).withName("held-1")
+        .get() != null, held -> held);
+    assertThat(f.operatorWrites()).filteredOn(w -> "DELETE".equals(w.verb()) && w.path().endsWith("/pods/held-1"))
+        .hasSize(1);
   }
 
   @Test
