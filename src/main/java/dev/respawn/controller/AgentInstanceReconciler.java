@@ -121,6 +121,8 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         // a shared circuit's decision (state, probes, release order) matters to the instances waiting for it
         .withOnUpdateFilter((newer, older) -> !Objects.equals(newer.getMetadata().getGeneration(),
             older.getMetadata().getGeneration()) || DependencyDecisions.changed(newer, older))
+        // a deleted policy's compiled entry goes with it (the delete is told to its instances all the same)
+        .withOnDeleteFilter((policy, unknown) -> resolver.forget(ResourceID.fromResource(policy)))
         .withSecondaryToPrimaryMapper(policy -> context.getPrimaryCache()
             .list(i -> resolver.reference(i).map(ref -> ref.equals(ResourceID.fromResource(policy))).orElse(false))
             .map(ResourceID::fromResource).collect(Collectors.toSet()))

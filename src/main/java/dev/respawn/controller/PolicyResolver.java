@@ -114,6 +114,12 @@ public final class PolicyResolver {
             compiledNow(policy))).resolved();
   }
 
+  /** The policy is deleted: its compiled entry goes. Returns true (its delete event is told to its instances). */
+  boolean forget(ResourceID policy) {
+    compiled.remove(policy);
+    return true;
+  }
+
   /** Policies with a compiled entry (tests: one per policy, whatever its edits). */
   int compiledPolicies() {
     return compiled.size();

@@ -70,13 +70,6 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
   }
 
   /**
-   * The deletion of {@code deleted} is handled (its last reconcile): an instance made anew under its name meanwhile
-   * ({@code kubectl replace --force}, a GitOps replace) has its creation told again shortly after. JOSDK drops every
-   * event of a name from its delete event to the end of the deleted object's reconciles, and a timer's event for a
-   * name it holds no state of, so the new instance would never be reconciled until it changed. It is known by its
-   * create event ({@link #onResourceCreated}), which the informer delivers after the delete event.
-   */
-  /**
    * The instance whose deletion JOSDK hands over ({@code handed}): the deleted one. JOSDK builds the deletion's
    * reconcile from what its cache holds for the name when the reconcile that ran during the deletion ends, and an
    * instance made anew meanwhile is what it holds then: the deleted one (another UID) is known from its delete event.
@@ -87,6 +80,13 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
         handed.getMetadata().getUid()) ? made.gone() : handed;
   }
 
+  /**
+   * The deletion of {@code deleted} is handled (its last reconcile): an instance made anew under its name meanwhile
+   * ({@code kubectl replace --force}, a GitOps replace) has its creation told again shortly after. JOSDK drops every
+   * event of a name from its delete event to the end of the deleted object's reconciles, and a timer's event for a
+   * name it holds no state of, so the new instance would never be reconciled until it changed. It is known by its
+   * create event ({@link #onResourceCreated}), which the informer delivers after the delete event.
+   */
   void afterDeletion(AgentInstance deleted) {
     Remade made = remade.remove(ResourceID.fromResource(deleted));
     if (made != null) {
@@ -102,6 +102,7 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
   @Override
   public void onResourceCreated(AgentInstance instance) {
     ResourceID id = ResourceID.fromResource(instance);
+    forgetOlderThanAMinute(System.nanoTime());
     Deleted gone = deleted.remove(id);
     if (gone != null && System.nanoTime() - gone.at() < REMADE_WITHIN.toNanos()) {
       // made anew soon after its deletion: told again now, and once more when the deletion is handled (if it is not)
@@ -154,9 +155,7 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
     ResourceID id = ResourceID.fromResource(instance);
     cancel(id);
     long now = System.nanoTime();
-    // bounded by the deletions and re-makes of a minute
-    deleted.values().removeIf(d -> now - d.at() >= REMADE_WITHIN.toNanos());
-    remade.values().removeIf(r -> now - r.at() >= REMADE_WITHIN.toNanos());
+    forgetOlderThanAMinute(now);
     remade.remove(id);
     deleted.put(id, new Deleted(trace(instance), now));
   }
@@ -170,6 +169,12 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
     spec.heartbeat = instance.getSpec() == null ? null : instance.getSpec().heartbeat;
     trace.setSpec(spec);
     return trace;
+  }
+
+  /** Bounded by the deletions and re-makes of a minute: dropped at the next deletion or creation after that. */
+  private void forgetOlderThanAMinute(long now) {
+    deleted.values().removeIf(d -> now - d.at() >= REMADE_WITHIN.toNanos());
+    remade.values().removeIf(r -> now - r.at() >= REMADE_WITHIN.toNanos());
   }
 
   @Override

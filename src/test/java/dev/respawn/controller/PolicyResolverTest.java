@@ -88,6 +88,9 @@ class PolicyResolverTest {
     user.getSpec().policyRef = new dev.respawn.api.v1alpha1.PolicyReference("fleet");
     assertThat(resolver.resolve(user).reason()).isEqualTo(Refusal.PolicyNotFound);
     assertThat(resolver.compiledPolicies()).as("the deleted policy's entry").isZero();
+    resolver.compile(remade);
+    assertThat(resolver.forget(ResourceID.fromResource(remade))).as("its delete event is told on").isTrue();
+    assertThat(resolver.compiledPolicies()).as("dropped at the policy's delete event").isZero();
   }
 
   /**

@@ -92,10 +92,6 @@ class RenewalClockTest {
   }
 
   /**
-   * When a renewal was seen is an age, measured with a monotonic ticker: a step of the wall clock (NTP correcting a
-   * large offset, a VM resumed) moves every sighting with it, so no heartbeat looks older than it is.
-   */
-  /**
    * A reconcile read the Lease (renewal R1), then the informer told R2 before the reconcile asked when R1 was seen:
    * R2 keeps the time it was seen at. Taken for new, R1 would be stamped now, and R2, met again by the next reconcile,
    * would count as a renewal seen then: an agent that stopped after R2 was caught up to one timeout late.
@@ -117,13 +113,18 @@ class RenewalClockTest {
     // an agent whose clock stepped back: the informer tells it, in order, and it counts
     Lease back = renewedBy("coder-1", T0.minusSeconds(3600));
     assertThat(renewals.observe(back)).isTrue();
-    assertThat(renewals.seenAt(back)).isEqualTo(now.get());    // a new run's agent whose clock is behind the last one's, met first by a reconcile (a Lease made anew): its own
+    assertThat(renewals.seenAt(back)).isEqualTo(now.get());
+    // a new run's agent whose clock is behind the last one's, met first by a reconcile (a Lease made anew): its own
     advance(Duration.ofSeconds(5));
     Lease newRun = renewedBy("coder-2", T0.minusSeconds(7200));
     assertThat(renewals.sighting(newRun).holder()).isEqualTo("coder-2");
     assertThat(renewals.seenAt(newRun)).isEqualTo(now.get());
   }
 
+  /**
+   * When a renewal was seen is an age, measured with a monotonic ticker: a step of the wall clock (NTP correcting a
+   * large offset, a VM resumed) moves every sighting with it, so no heartbeat looks older than it is.
+   */
   @Test
   void aStepOfTheWallClockAgesNoRenewal() {
     java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong(7_000_000_000L);
