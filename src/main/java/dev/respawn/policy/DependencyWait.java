@@ -97,9 +97,13 @@ final class DependencyWait {
     DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
     Instant blamedAt = s.lastFailure == null ? null : s.lastFailure.at();
     if (circuit.state() == CircuitState.Closed && !circuit.releaseOrder().contains(d.instance()) && blamedAt != null
-        && (circuit.closedAt() == null || !blamedAt.isBefore(circuit.closedAt()))) {
+        && (circuit.closedAt() == null || !blamedAt.isBefore(circuit.closedAt()))
+        && circuit.recentBlame().stream().noneMatch(b -> b.instance().equals(d.instance())
+            && blamedAt.equals(b.at()))) {
       // the circuit's one writer has not seen this wait yet (this failure opened it): keep waiting, but no
-      // longer than the openDuration this instance computed itself, should the fleet see it otherwise
+      // longer than the openDuration this instance computed itself, should the fleet see it otherwise. Once it
+      // has seen the failure and keeps the circuit Closed (an instance moved to another policy whose dependency of
+      // that name is Closed), it lets the instance go, as a Closed circuit does
       boolean due = s.nextRestartAt == null || !d.now.isBefore(s.nextRestartAt);
       d.wakeAt(s.nextRestartAt);
       return due && !refusedAtTurn(d);
