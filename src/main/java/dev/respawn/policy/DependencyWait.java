@@ -20,6 +20,9 @@ import java.util.Optional;
 final class DependencyWait {
   private DependencyWait() {}
 
+  /** How soon a waiter whose failure its circuit has not seen yet looks again (reads only: no write). */
+  static final Duration UNSEEN_LOOK = Duration.ofSeconds(2);
+
   /** Step d2: true when the failure was blamed on a dependency and the instance now waits for it. */
   static boolean blamed(DecisionDraft d, RunEnding e, Classification c, String summary) {
     Optional<DependencySettings> dep = DependencyRules.blamedOn(d.policy, e, c);
@@ -103,9 +106,14 @@ final class DependencyWait {
       // the circuit's one writer has not seen this wait yet (this failure opened it): keep waiting, but no
       // longer than the openDuration this instance computed itself, should the fleet see it otherwise. Once it
       // has seen the failure and keeps the circuit Closed (an instance moved to another policy whose dependency of
-      // that name is Closed), it lets the instance go, as a Closed circuit does
+      // that name is Closed), it lets the instance go, as a Closed circuit does. A circuit that only records a blame
+      // tells its instances nothing (they are told of its decisions): a later look at such a wait looks again a
+      // moment on (not the failure's own decision: the circuit it opens tells its instances)
       boolean due = s.nextRestartAt == null || !d.now.isBefore(s.nextRestartAt);
       d.wakeAt(s.nextRestartAt);
+      if (blamedAt.isBefore(d.now)) {
+        d.wakeAt(d.now.plus(UNSEEN_LOOK));
+      }
       return due && !refusedAtTurn(d);
     }
     DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt,

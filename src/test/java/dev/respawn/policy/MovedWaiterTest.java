@@ -27,8 +27,11 @@ class MovedWaiterTest {
     // moved: the new policy's circuit of that name is Closed and has not seen the failure yet (its writer may be
     // about to open it): the instance keeps its wait
     s.dependencies.put("model-api", DependencyCircuit.closed("model-api"));
-    assertThat(s.reconcile().start()).isEmpty();
+    Decision waits = s.reconcile();
+    assertThat(waits.start()).isEmpty();
     assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+    // a circuit that records a blame tells no instance: it looks again soon, not at the old HalfOpen time
+    assertThat(waits.wakeAt()).hasValue(s.now.plus(DependencyWait.UNSEEN_LOOK));
     // its writer saw the failure and keeps the circuit Closed: the instance runs now
     s.advance(Duration.ofMillis(200));
     s.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Closed, 0, null, null, null,
