@@ -193,9 +193,10 @@ public final class RenewalClock {
    * What {@link #seenAt} tells, and whether it is this process's first look at a renewal made before it looked
    * (no earlier renewTime of the Lease was seen). Null when the Lease was never renewed.
    *
-   * <p>A renewTime older than the one remembered, by the same holder, leaves it as it is: the reconcile's copy of the Lease was read
-   * before the informer told a newer renewal ({@link #observe}), and taking the older one for new would stamp it now
-   * and let the newer one, seen again, count as a renewal made later (a stopped agent caught up to a timeout late).
+   * <p>A renewTime older than the one remembered, by the same holder, leaves it as it is: the reconcile's copy of
+   * the Lease was read before the informer told a newer renewal ({@link #observe}), and taking the older one for new
+   * would stamp it now and let the newer one, seen again, count as a renewal made later (a stopped agent caught up to
+   * a timeout late).
    * An agent whose clock stepped back is told by the informer, in order: {@link #observe} takes any change. Another
    * holder's renewal is taken as it comes (a new run's agent, a Lease made anew: no informer update tells those).
    */
