@@ -106,9 +106,13 @@ public final class PolicyResolver {
   /**
    * Compiles a policy through the tier gate; invalid ones say which field breaks which rule. The compiling runs in
    * {@code compute} (it touches no other entry of the map: two policies compiled at once on two threads each hold
-   * only their own bin).
+   * only their own bin); a policy already compiled at its generation is read without taking that bin's lock.
    */
   public Resolved compile(AgentRestartPolicy policy) {
+    Compiled cached = compiled.get(ResourceID.fromResource(policy));
+    if (cached != null && cached.of(policy)) {
+      return cached.resolved();
+    }
     return compiled.compute(ResourceID.fromResource(policy), (id, known) -> known != null && known.of(policy) ? known
         : new Compiled(String.valueOf(policy.getMetadata().getUid()), policy.getMetadata().getGeneration(),
             compiledNow(policy))).resolved();

@@ -134,6 +134,36 @@ class PolicyResolverTest {
     await("both compiles returned").atMost(Duration.ofSeconds(10)).until(() -> first.isDone() && second.isDone());
   }
 
+  /**
+   * A policy compiled at its generation is read without waiting for a compile under way in its bin: an instance of an
+   * unchanged policy is not held up by an edit being compiled. The edit's compile is held inside the map here (its
+   * second look at the uid) until the read has returned.
+   */
+  @Test
+  void aCompiledPolicyIsReadWhileAnEditIsBeingCompiled() throws Exception {
+    String uid = uid(7);
+    PolicyResolver resolver = new PolicyResolver(OperatorSettings.defaults(), id -> Optional.empty());
+    AgentRestartPolicy first = policy(new Meeting(uid, 1, null, null), "{}");
+    PolicyResolver.Resolved compiledFirst = resolver.compile(first);
+    CountDownLatch editInside = new CountDownLatch(1);
+    CountDownLatch readDone = new CountDownLatch(1);
+    AgentRestartPolicy edit = policy(new Meeting(uid, 2, editInside, readDone), "{\"maxRetries\": 1}");
+    CompletableFuture<PolicyResolver.Resolved> editCompiled = new CompletableFuture<>();
+    Thread editor = new Thread(() -> editCompiled.complete(resolver.compile(edit)), "reconciler-edit");
+    editor.setDaemon(true);
+    editor.start();
+    assertThat(editInside.await(10, TimeUnit.SECONDS)).as("the edit's compile is inside the map").isTrue();
+
+    PolicyResolver.Resolved read = resolver.compile(first);
+    boolean editStillHeld = !editCompiled.isDone();
+    readDone.countDown();
+
+    assertThat(read).isSameAs(compiledFirst);
+    assertThat(editStillHeld).as("the read returned while the edit's compile still held its bin").isTrue();
+    await("the edit compiled").atMost(Duration.ofSeconds(10)).until(editCompiled::isDone);
+    assertThat(editCompiled.get().policy()).hasValueSatisfying(p -> assertThat(p.maxRetries()).isEqualTo(1));
+  }
+
   private static int bin(String key) {
     int h = key.hashCode();
     return (h ^ (h >>> 16)) & 15;
@@ -143,7 +173,7 @@ class PolicyResolverTest {
     return "7c9e6679-7425-40de-944b-" + String.format("%012d", i);
   }
 
-  /** Metadata whose uid, read a second time, waits (at most 2 s) until the other thread read its own. */
+  /** Metadata whose uid, read a second time, waits (at most 20 s) until the other latch is counted down. */
   private static final class Meeting extends ObjectMeta {
     private final AtomicInteger reads = new AtomicInteger();
     private final transient CountDownLatch inside;
@@ -163,7 +193,7 @@ class PolicyResolverTest {
       if (inside != null && reads.incrementAndGet() == 2) {
         inside.countDown();
         try {
-          other.await(2, TimeUnit.SECONDS);
+          other.await(20, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
