@@ -51,7 +51,7 @@ import java.util.function.Predicate;
  * (other clients) never mix in.
  *
  * <p>What it exercises: a policy and its status; a pod create the server fails (a failed reconcile,
- * retried); an instance that fails once, is restarted after a backoff
+ * retried); a status write that meets a conflict (the instance is read); an instance that fails once, is restarted after a backoff
  * and recovers (pods created, the finished pod deleted, the heartbeat Lease created, status patched,
  * Events); its pod deleted by someone else (the operator reads the pod directly before declaring it gone);
  * an instance whose policy does not exist, refused again after a spec change with the same Event (its series is
@@ -122,6 +122,12 @@ final class OperatorScenario implements AutoCloseable {
             "respawn-operator-0", Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200), false)),
         Optional.of(registry)).start();
 
+    // the first status write of coder meets a conflict (someone changed it since it was read): the operator reads
+    // the instance to tell whether its own write had landed
+    api.server().expect().patch().withPath("/apis/respawn.dev/v1alpha1/namespaces/" + NS + "/agentinstances/coder/status")
+        .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("Conflict")
+            .withMessage("the object has been modified; please apply your changes to the latest version and try again")
+            .build()).once();
     // a failure, a restart after a backoff, a recovery; the finished pod is cleaned up
     policy(NS, "fast", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
@@ -132,6 +138,7 @@ final class OperatorScenario implements AutoCloseable {
     awaitInstance("coder", i -> Integer.valueOf(2).equals(i.getStatus().run) && i.getStatus().phase == Phase.Running
         && Integer.valueOf(0).equals(i.getStatus().attempt));
     await().atMost(TIMEOUT).until(() -> client.pods().inNamespace(NS).withName("coder-1").get() == null);
+    awaitCall(c -> c.method().equals("GET") && c.uri().getPath().endsWith("/namespaces/" + NS + "/agentinstances/coder"));
 
     // someone else deletes the running pod: the operator looks it up directly, then restarts
     kubelet.deleteBySomeoneElse("coder-2");

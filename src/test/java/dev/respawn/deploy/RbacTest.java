@@ -37,6 +37,10 @@ class RbacTest {
       "pods and Leases carry an ownerReference with blockOwnerDeletion=true to their AgentInstance; the "
           + "OwnerReferencesPermissionEnforcement admission plugin (on by default in OpenShift) demands update on "
           + "the owner's finalizers for that; the mock has no admission",
+      new Access("delete", "coordination.k8s.io", "leases", null, null),
+      "the heartbeat Lease carries an ownerReference to its AgentInstance; the OwnerReferencesPermissionEnforcement "
+          + "admission plugin lets only who may delete an object create it with an ownerReference "
+          + "(OwnerRefAdmissionRbacTest); the operator never deletes a Lease; the mock has no admission",
       new Access("update", "coordination.k8s.io", "leases", DeployManifests.OPERATOR_NAMESPACE,
           RespawnOperator.LEADER_LEASE),
       "JOSDK refuses to start leader election unless a SelfSubjectRulesReview shows get, create and update on "
