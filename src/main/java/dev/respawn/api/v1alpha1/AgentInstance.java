@@ -28,18 +28,25 @@ import io.fabric8.kubernetes.model.annotation.Version;
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)
+// The rules sit on the schema's root (only there is metadata.name in reach), and a root rule is evaluated on every
+// write, /status included. An object made before them (an older CRD, validation skipped) would then refuse the
+// operator's own status write, the InvalidSpec refusal that tells why it is not run (api.md §2). So they hold at
+// creation (the name cannot change afterwards), and spec may not be removed from an object that has one.
 @ValidationRule(
-    value = "size(self.metadata.name) <= 63",
+    value = "oldSelf.hasValue() || size(self.metadata.name) <= 63",
+    optionalOldSelf = true,
     message = "metadata.name must be at most 63 characters: it is the value of the respawn.dev/instance label "
         + "on the instance's pods and Lease",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
+    value = "oldSelf.hasValue() || self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
+    optionalOldSelf = true,
     message = "metadata.name must be a DNS-1123 label (lower-case letters, digits and '-', beginning and ending "
         + "with a letter or digit; no '.'): it names the instance's pods <name>-<run>",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "has(self.spec)",
+    value = "has(self.spec) || oldSelf.hasValue() && !has(oldSelf.value().spec)",
+    optionalOldSelf = true,
     message = "spec is required: an AgentInstance needs spec.template, a pod template with at least one container",
     fieldPath = ".spec",
     reason = "FieldValueRequired")
