@@ -70,14 +70,15 @@ public final class PodObserver {
   /**
    * The node refused or stopped the pod, not its agent: the kubelet's admission (OutOfcpu, OutOfmemory, ...: the
    * node had no room when the pod came; NodeAffinity, UnexpectedAdmissionError) or a graceful node shutdown
-   * (Terminated, NodeShutdown). A ContextReset, retried like an eviction, not an ending without a state.
+   * (Terminated, NodeShutdown; Shutdown from the kubelets of 1.20 and 1.21). A ContextReset, retried like an
+   * eviction, not an ending without a state.
    */
   static boolean nodeRefused(String podReason) {
     return podReason != null && (podReason.startsWith("OutOf") || NODE_REFUSALS.contains(podReason));
   }
 
   private static final java.util.Set<String> NODE_REFUSALS = java.util.Set.of("NodeAffinity",
-      "UnexpectedAdmissionError", "NodeShutdown", "Terminated");
+      "UnexpectedAdmissionError", "NodeShutdown", "Terminated", "Shutdown");
 
   /** A waiting reason that says the container cannot start (ErrImagePull, ...), not that it is on its way up. */
   private static boolean cannotStart(ContainerStateWaiting waiting) {
@@ -122,7 +123,13 @@ public final class PodObserver {
     boolean disrupted = condition(st, "DisruptionTarget").map(c -> "True".equals(c.getStatus())).orElse(false)
         || "Evicted".equals(podReason) || "Preempting".equals(podReason) || nodeRefused(podReason);
     boolean finished = "Succeeded".equals(st.getPhase()) || "Failed".equals(st.getPhase());
-    if (disrupted && (finished || terminated.isPresent())) {
+    // an agent that had ended before its pod was disrupted or deleted (a helper container kept the pod) ended the
+    // run itself: its own exit decides, whether or not one status update told both
+    Instant disruptedAt = condition(st, "DisruptionTarget").filter(c -> "True".equals(c.getStatus()))
+        .map(c -> StatusMapper.time(c.getLastTransitionTime())).orElse(null);
+    boolean endedBeforeDisruption = terminated.map(t -> endedBefore(t, disruptedAt)).orElse(false);
+    boolean endedBeforeDeletion = terminated.map(t -> endedBefore(t, deletedAt(pod))).orElse(false);
+    if (disrupted && !endedBeforeDisruption && (finished || terminated.isPresent())) {
       String reason = podReason != null ? podReason : condition(st, "DisruptionTarget").map(PodCondition::getReason)
           .orElse("DisruptionTarget");
       return Optional.of(new RunEnding(name, uid, EndingKind.DISRUPTED, terminated.map(t -> t.getExitCode())
@@ -134,7 +141,7 @@ public final class PodObserver {
       return Optional.of(new RunEnding(name, uid, EndingKind.NODE_LOST, terminated.map(t -> t.getExitCode())
           .orElse(null), podReason, st.getMessage(), now));
     }
-    if (pod.getMetadata().getDeletionTimestamp() != null) {
+    if (pod.getMetadata().getDeletionTimestamp() != null && !endedBeforeDeletion) {
       return Optional.of(new RunEnding(name, uid, EndingKind.DELETED, terminated.map(t -> t.getExitCode())
           .orElse(null), "Deleted", "pod deleted by someone else", now));
     }
@@ -162,6 +169,22 @@ public final class PodObserver {
       return Optional.of(new RunEnding(name, uid, kind, null, podReason, st.getMessage(), now));
     }
     return Optional.empty();
+  }
+
+  /**
+   * The container had finished before {@code at}: its finish lies in an earlier second (the kubelet's times have
+   * whole seconds, so one in the same second may have come after). False when either time is unknown.
+   */
+  private static boolean endedBefore(ContainerStateTerminated t, Instant at) {
+    Instant finished = StatusMapper.time(t.getFinishedAt());
+    return finished != null && at != null && latest(finished).isBefore(at);
+  }
+
+  /** When the pod's deletion was asked for: its deletionTimestamp less its grace period; null when not deleted. */
+  private static Instant deletedAt(Pod pod) {
+    Instant deadline = StatusMapper.time(pod.getMetadata().getDeletionTimestamp());
+    Long grace = pod.getMetadata().getDeletionGracePeriodSeconds();
+    return deadline == null ? null : deadline.minusSeconds(grace == null ? 0 : grace);
   }
 
   /**

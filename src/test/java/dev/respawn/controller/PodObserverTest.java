@@ -303,6 +303,50 @@ class PodObserverTest {
         .isEqualTo(EndingKind.NO_STATE);
   }
 
+  /**
+   * api.md §3: a run ends when its agent container terminates. An agent that had ended (a helper container kept the
+   * pod) before its pod was evicted, preempted or deleted ended the run itself, whether one status update or two
+   * told it: its own exit decides. One that ended in the same second as the disruption, or with no time to tell,
+   * is taken as ended by the disruption (retried, not taken for done).
+   */
+  @Test
+  void anAgentThatEndedBeforeItsPodWasDisruptedEndedTheRunItself() {
+    io.fabric8.kubernetes.api.model.ContainerStatus doneAt1000 = new io.fabric8.kubernetes.api.model
+        .ContainerStatusBuilder(terminated("agent", 0, "Completed")).editState().editTerminated()
+        .withFinishedAt("2026-01-01T10:00:00Z").endTerminated().endState().build();
+    RunEnding evictedLater = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Evicted")
+        .addNewCondition().withType("DisruptionTarget").withStatus("True").withReason("TerminationByKubelet")
+        .withLastTransitionTime("2026-01-01T10:00:01Z").endCondition()
+        .withContainerStatuses(doneAt1000, terminated("proxy", 137, "Error")).endStatus().build(), "agent", NOW)
+        .orElseThrow();
+    assertThat(evictedLater.kind()).isEqualTo(EndingKind.TERMINATED);
+    assertThat(evictedLater.exitCode()).isZero();
+
+    RunEnding sameSecond = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Evicted")
+        .addNewCondition().withType("DisruptionTarget").withStatus("True")
+        .withLastTransitionTime("2026-01-01T10:00:00Z").endCondition()
+        .withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(sameSecond.kind()).as("the same second: the disruption may have stopped it")
+        .isEqualTo(EndingKind.DISRUPTED);
+    RunEnding noTime = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Evicted")
+        .withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(noTime.kind()).as("no disruption time to compare with").isEqualTo(EndingKind.DISRUPTED);
+
+    RunEnding deletedLater = PodObserver.ending(twoContainers("Running").editMetadata()
+        .withDeletionTimestamp("2026-01-01T10:00:31Z").withDeletionGracePeriodSeconds(30L).endMetadata()
+        .editStatus().withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(deletedLater.kind()).as("deleted a second after it ended").isEqualTo(EndingKind.TERMINATED);
+    RunEnding stoppedByDeletion = PodObserver.ending(twoContainers("Running").editMetadata()
+        .withDeletionTimestamp("2026-01-01T10:00:30Z").withDeletionGracePeriodSeconds(30L).endMetadata()
+        .editStatus().withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(stoppedByDeletion.kind()).as("ended when its deletion was asked for").isEqualTo(EndingKind.DELETED);
+
+    RunEnding legacyShutdown = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Shutdown")
+        .withMessage("Node is shutting, evicting pods").endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(legacyShutdown.kind()).as("the node shutdown reason of 1.20 and 1.21 kubelets")
+        .isEqualTo(EndingKind.DISRUPTED);
+  }
+
   /** api.md §4: deleted by someone else is a ContextReset; the agent's exit, if it had one, is kept. */
   @Test
   void aPodDeletedBySomeoneElseEndsAsDeleted() {
