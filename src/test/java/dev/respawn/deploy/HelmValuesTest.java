@@ -65,6 +65,11 @@ class HelmValuesTest {
     assertThat(HelmChart.ofKind(objects, "ClusterRole", ClusterRole.class).get(0).getRules())
         .noneSatisfy(r -> assertThat(r.getResources()).contains("selfsubjectrulesreviews"));
     assertThat(deployment(objects).getSpec().getReplicas()).isEqualTo(1);
+    assertThat(deployment(objects).getSpec().getStrategy().getType())
+        .as("an upgrade never runs two operators that both act").isEqualTo("Recreate");
+    assertThat(deployment(objects).getSpec().getStrategy().getRollingUpdate()).isNull();
+    assertThat(deployment(HelmChart.render("{}")).getSpec().getStrategy().getType())
+        .as("with leader election the new pod waits for the Lease").isEqualTo("RollingUpdate");
   }
 
   @Test
