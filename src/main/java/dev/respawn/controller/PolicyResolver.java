@@ -63,6 +63,11 @@ public final class PolicyResolver {
     static Resolved refused(Refusal reason, String message) {
       return new Resolved(Optional.empty(), reason, message);
     }
+
+    /** The same outcome for an instance of another namespace than the policy's (RestartPolicy#outsideTheFleet). */
+    Resolved outsideTheFleet() {
+      return new Resolved(policy.map(RestartPolicy::outsideTheFleet), reason, message);
+    }
   }
 
   /** The policy reference of an instance: its namespace and name, or empty for the built-in defaults. */
@@ -95,7 +100,9 @@ public final class PolicyResolver {
           + ref.get().getName() + (byDefault ? " (the operator's --default-policy: spec.policyRef is not set)" : "")
           + " does not exist; nothing is restarted until it does");
     }
-    return compile(found.get());
+    Resolved resolved = compile(found.get());
+    boolean elsewhere = !ref.get().getNamespace().orElse("").equals(instance.getMetadata().getNamespace());
+    return elsewhere ? resolved.outsideTheFleet() : resolved;
   }
 
   private static Resolved refused(AgentRestartPolicy policy, String why) {

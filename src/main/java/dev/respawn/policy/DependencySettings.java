@@ -9,9 +9,23 @@ import java.time.Instant;
  *
  * @param match the failures blamed on it: a Retry rule whose criteria are the dependency's match
  * @param releaseRate restarts per second once the circuit closes; 0 means no limit
+ * @param fleetMember the deciding instance is of the policy's own namespace, whose instances the shared circuit
+ *     counts; an instance elsewhere (a default policy of another namespace) waits while the circuit is Open, but
+ *     its failures never open it
  */
 public record DependencySettings(String name, Rule match, int failureThreshold, Duration window,
-    Duration openDuration, int probes, double releaseRate) {
+    Duration openDuration, int probes, double releaseRate, boolean fleetMember) {
+
+  /** A dependency as an instance of the policy's own namespace sees it. */
+  public DependencySettings(String name, Rule match, int failureThreshold, Duration window, Duration openDuration,
+      int probes, double releaseRate) {
+    this(name, match, failureThreshold, window, openDuration, probes, releaseRate, true);
+  }
+
+  /** The same dependency as an instance of another namespace sees it: its failures do not open the circuit. */
+  public DependencySettings outsideTheFleet() {
+    return new DependencySettings(name, match, failureThreshold, window, openDuration, probes, releaseRate, false);
+  }
 
   /**
    * How much wider a release slot is than {@code 1 / releaseRate}: with slots exactly that wide, a closed window

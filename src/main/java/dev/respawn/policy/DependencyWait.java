@@ -39,7 +39,8 @@ final class DependencyWait {
     // closed: only a listed probe's counts, not one of a round the circuit has left behind)
     boolean probe = settings.name().equals(probing) && circuit.probes().contains(d.instance());
     s.lastFailure = s.lastFailure.blamedOn(settings.name(), probe);
-    boolean opens = circuit.state() == CircuitState.Closed && opensWith(circuit, settings, d.instance(), d.now);
+    boolean opens = circuit.state() == CircuitState.Closed && settings.fleetMember()
+        && opensWith(circuit, settings, d.instance(), d.now);
     if (circuit.state() == CircuitState.Closed && !opens) {
       return false; // counted as usual (step e), and recorded for the dependency
     }

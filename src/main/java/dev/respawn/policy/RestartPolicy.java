@@ -50,6 +50,16 @@ public record RestartPolicy(
         FORGETS_NOTHING)), circuitBreaker, failureRules, heartbeat, restartRequestExitCode, resume, dependencies);
   }
 
+  /**
+   * This policy as it serves an instance of another namespace (the operator's --default-policy NAMESPACE/NAME): the
+   * shared circuits count the instances of the policy's own namespace only, so that instance's failures do not open
+   * them (api.md §11 names no other namespace's instances; README).
+   */
+  public RestartPolicy outsideTheFleet() {
+    return new RestartPolicy(backoff, maxRetries, resetAfter, restartLimit, circuitBreaker, failureRules, heartbeat,
+        restartRequestExitCode, resume, dependencies.stream().map(DependencySettings::outsideTheFleet).toList());
+  }
+
   /** A window no recorded restart leaves while the instance is refused (a century). */
   private static final Duration FORGETS_NOTHING = Duration.ofDays(36_525);
 

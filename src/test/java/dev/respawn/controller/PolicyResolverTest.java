@@ -68,6 +68,27 @@ class PolicyResolverTest {
         .build();
   }
 
+  /**
+   * A default policy of another namespace serves an instance outside its fleet: the instance's failures do not open
+   * its shared circuits (OutsideTheFleetTest); an instance of the policy's own namespace is of the fleet.
+   */
+  @Test
+  void aDefaultPolicyOfAnotherNamespaceServesTheInstanceOutsideItsFleet() {
+    AgentRestartPolicy base = policy(new ObjectMetaBuilder().withNamespace("w1").withName("base").withUid("u-base")
+        .withGeneration(1L).build(), "{\"dependencies\": [{\"name\": \"model-api\", \"match\": "
+        + "{\"messageContains\": [\"HTTP 503\"]}}]}");
+    PolicyResolver resolver = new PolicyResolver(OperatorSettings.defaults().withDefaultPolicy("w1/base"),
+        id -> id.equals(ResourceID.fromResource(base)) ? Optional.of(base) : Optional.empty());
+    AgentInstance elsewhere = withoutPolicyRef();
+    elsewhere.getMetadata().setNamespace("w2");
+    assertThat(resolver.resolve(elsewhere).policy()).hasValueSatisfying(p -> assertThat(p.dependencies())
+        .singleElement().satisfies(d -> assertThat(d.fleetMember()).isFalse()));
+    AgentInstance own = withoutPolicyRef();
+    own.getMetadata().setNamespace("w1");
+    assertThat(resolver.resolve(own).policy()).hasValueSatisfying(p -> assertThat(p.dependencies())
+        .singleElement().satisfies(d -> assertThat(d.fleetMember()).isTrue()));
+  }
+
   /** An edit compiles anew, once; a policy made anew under its name too; a deleted one's entry is dropped. */
   @Test
   void aPolicyIsCompiledOncePerGenerationAndKeptOncePerName() {
