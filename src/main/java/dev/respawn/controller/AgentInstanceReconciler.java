@@ -108,10 +108,10 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   public List<EventSource<?, AgentInstance>> prepareEventSources(EventSourceContext<AgentInstance> context) {
     pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, AgentInstance.class)
         .withName("pods").withLabelSelector(AgentInstance.INSTANCE_LABEL)
-        .withSecondaryToPrimaryMapper(p -> Set.of(owner(p))).build(), context);
+        .withSecondaryToPrimaryMapper(AgentInstanceReconciler::instancesOf).build(), context);
     leases = new InformerEventSource<>(InformerEventSourceConfiguration.from(Lease.class, AgentInstance.class)
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
-        .withSecondaryToPrimaryMapper(l -> Set.of(owner(l)))
+        .withSecondaryToPrimaryMapper(AgentInstanceReconciler::instancesOf)
         .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
     resolver = new PolicyResolver(settings, new PolicyLookup(id -> policies.get(id), context.getClient()));
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
@@ -133,9 +133,24 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     return List.of(pods, leases, policies, wakeUps);
   }
 
-  private static ResourceID owner(io.fabric8.kubernetes.api.model.HasMetadata m) {
-    return new ResourceID(m.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL),
-        m.getMetadata().getNamespace());
+  /**
+   * The instances a pod or Lease event is told to: the one its label names, and the AgentInstance its controller
+   * ownerReference names. Ownership is that reference (api.md §2): a pod whose label someone changed to another
+   * value is still its owner's, and its owner must hear how its run goes (the label's instance only looks, and
+   * leaves a pod it does not own alone).
+   */
+  static Set<ResourceID> instancesOf(io.fabric8.kubernetes.api.model.HasMetadata m) {
+    String ns = m.getMetadata().getNamespace();
+    Set<ResourceID> told = new java.util.HashSet<>();
+    told.add(new ResourceID(m.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL), ns));
+    var refs = m.getMetadata().getOwnerReferences();
+    for (var ref : refs == null ? List.<io.fabric8.kubernetes.api.model.OwnerReference>of() : refs) {
+      if (Boolean.TRUE.equals(ref.getController()) && "AgentInstance".equals(ref.getKind()) && ref.getName() != null
+          && ref.getApiVersion() != null && ref.getApiVersion().startsWith(AgentRestartPolicy.GROUP + "/")) {
+        told.add(new ResourceID(ref.getName(), ns));
+      }
+    }
+    return told;
   }
 
   @Override

@@ -125,6 +125,42 @@ class PodSafetyScenarioTest extends MockClusterScenario {
     assertThat(f.podsEverCreated("unlabelled")).containsExactly("unlabelled-1", "unlabelled-2");
   }
 
+  /**
+   * The same for a pod whose instance label someone changed to another instance's name: the watch still shows it,
+   * but told its events to the label's instance only, so its owner never heard that the run ended (Ready=True on a
+   * Failed pod). Its owner hears them by the ownerReference; the label's instance leaves it alone.
+   */
+  @Test
+  void aPodRelabelledToAnotherInstanceIsStillSeenToEndByItsOwner() {
+    f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
+    f.kubelet.script("relabelled", Run.runForever(), Run.runForever());
+    f.kubelet.script("neighbour", Run.runForever());
+    f.instance("relabelled", "fast");
+    f.instance("neighbour", "fast");
+    f.awaitInstance("relabelled", i -> at(i, 1, Phase.Running));
+    f.awaitInstance("neighbour", i -> at(i, 1, Phase.Running));
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("relabelled-1").edit(p -> {
+      p.getMetadata().getLabels().put(dev.respawn.api.v1alpha1.AgentInstance.INSTANCE_LABEL, "neighbour");
+      return p;
+    });
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("relabelled-1").editStatus(p -> {
+      p.getStatus().setPhase("Failed");
+      p.getStatus().getContainerStatuses().get(0).setState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
+          .withNewTerminated().withExitCode(1).withReason("Error").withMessage("tool crashed")
+          .withFinishedAt(java.time.Instant.now().toString()).endTerminated().build());
+      return p;
+    });
+    AgentInstance next = f.awaitInstance("relabelled", i -> at(i, 2, Phase.Running));
+    assertThat(next.getStatus().lastFailure.pod).isEqualTo("relabelled-1");
+    assertThat(next.getStatus().attempt).isEqualTo(1);
+    assertThat(f.podsEverCreated("relabelled")).containsExactly("relabelled-1", "relabelled-2");
+    AgentInstance neighbour = f.client.resources(AgentInstance.class).inNamespace(OperatorFixture.NS)
+        .withName("neighbour").get();
+    assertThat(neighbour.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(neighbour.getStatus().run).isEqualTo(1);
+    assertThat(neighbour.getStatus().lastFailure).isNull();
+  }
+
   @Test
   void aFailureReportedAgainIsCountedOnce() {
     f.policy("hour", "backoff: {type: Exponential, initialDelay: 1h, maxDelay: 1h}");
