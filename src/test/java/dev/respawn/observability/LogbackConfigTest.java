@@ -124,6 +124,18 @@ class LogbackConfigTest {
         .isEqualTo("restart_scheduled");
   }
 
+  /** A decision's text line names its namespace and instance: same-named instances of two namespaces differ. */
+  @Test
+  void textModeNamesTheDecisionsNamespaceAndInstance() throws Exception {
+    List<String> lines = output("text", context -> new DecisionLog(context.getLogger(DecisionLog.LOGGER_NAME))
+        .notice("team-b", "coder", dev.respawn.policy.Decision.Notice.warning(
+            dev.respawn.policy.EventReason.RestartFailed, "[RST] Restart failed for coder: ToolFailure exit 1")));
+
+    assertThat(lines).singleElement().satisfies(l -> assertThat(l)
+        .contains(" WARN  [").contains(" respawn.decision - [RST] Restart failed for coder: ToolFailure exit 1 {")
+        .endsWith("{namespace=team-b instance=coder reason=RestartFailed type=Warning}"));
+  }
+
   @Test
   void jsonModeCarriesTheDecisionLogsKeyValues() throws Exception {
     List<String> lines = output("json", context -> new DecisionLog(context.getLogger(DecisionLog.LOGGER_NAME))
