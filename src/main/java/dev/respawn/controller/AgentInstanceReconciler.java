@@ -205,6 +205,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     RestartPolicy policy = resolved.policy().orElse(PolicyResolver.WHILE_REFUSED);
     boolean refusalShown = refused.map(r -> writer.showsRefusal(r.reason(), r.message())).orElse(true);
     InstanceState state = StatusMapper.toState(instance.getStatus());
+    RefusedStart.retryAfterEdit(state, instance, now);
     String ns = instance.getMetadata().getNamespace();
     List<Pod> cached = List.copyOf(context.getSecondaryResources(Pod.class));
     UnwatchedPod unwatched = new UnwatchedPod(instance);

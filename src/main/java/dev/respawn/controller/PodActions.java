@@ -74,7 +74,8 @@ final class PodActions {
         } else if (existing != null) {
           // a pod of that name that is not ours: never touched (api.md §2); retried until it goes
           return spawnFailed.apply(false, inTheWay(existing));
-        } else if (e.getCode() == 422 || (e.getCode() >= 400 && e.getCode() < 500 && e.getCode() != 429)) {
+        } else if (e.getCode() == 422 || (e.getCode() >= 400 && e.getCode() < 500 && e.getCode() != 429)
+            || webhookUnreachable(e)) {
           return spawnFailed.apply(e.getCode() == 422, serverWords(e));
         } else {
           throw e;
@@ -85,6 +86,18 @@ final class PodActions {
       createLease(decision.state().run).ifPresent(leaseCreated);
     }
     return decision;
+  }
+
+  /**
+   * An admission webhook the API server could not call (down, timed out): a 500 whose message says so. An
+   * admission refusal like any other (api.md §4: retried with the backoff, spawn_failed, said in status and a
+   * Warning Event), where other 5xx are retried by the reconcile: an outage of a webhook lasts minutes, and the
+   * user must see what holds the run up.
+   */
+  static boolean webhookUnreachable(KubernetesClientException e) {
+    var status = e.getStatus();
+    return e.getCode() >= 500 && status != null && status.getMessage() != null
+        && status.getMessage().contains("failed calling webhook");
   }
 
   /**

@@ -95,4 +95,67 @@ class SpawnFailureScenarioTest extends MockClusterScenario {
     assertThat(running.getStatus().terminalReason).isNull();
     assertThat(f.podsEverCreated("quota")).containsExactly("quota-1");
   }
+
+  /**
+   * An admission webhook that is down answers 500 (the API server could not call it): an admission refusal, told in
+   * status and a Warning Event like a quota's, not a silent retry of the reconcile for as long as the outage lasts.
+   */
+  @Test
+  void anUnreachableAdmissionWebhookIsARefusalTheUserSees() {
+    String down = "Internal error occurred: failed calling webhook \"policy.example.com\": failed to call webhook: "
+        + "Post \"https://policy.example.svc:443/validate?timeout=10s\": context deadline exceeded";
+    AtomicBoolean refusing = new AtomicBoolean(true);
+    f.api.faults(refusePodCreates(refusing, 500, "InternalError", down));
+    f.policy("quick", """
+        backoff: {type: Linear, initialDelay: 200ms, maxDelay: 1s}
+        """);
+    f.kubelet.script("hooked", Run.runForever());
+    f.instance("hooked", "quick");
+
+    AgentInstance waiting = f.awaitInstance("hooked", i -> i.getStatus().lastDecision != null
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    assertThat(waiting.getStatus().lastDecision.message).isEqualTo(down);
+    assertThat(condition(waiting, "Ready").message).startsWith("the pod could not be created: " + down);
+    f.awaitEvent("hooked", e -> {
+      assertThat(e.getType()).isEqualTo("Warning");
+      assertThat(e.getNote()).contains("spawn_failed", "failed calling webhook");
+    });
+
+    refusing.set(false); // the webhook is back
+    AgentInstance running = f.awaitInstance("hooked", i -> at(i, 1, Phase.Running));
+    assertThat(running.getStatus().attempt).isZero();
+    assertThat(f.podsEverCreated("hooked")).containsExactly("hooked-1");
+  }
+
+  /**
+   * A refused start waits for its retry (here an hour: the backoff's first delay). The user fixes the template
+   * (what PodSecurity refused): the retry is due at once, not after the hour; once per edit.
+   */
+  @Test
+  void aTemplateFixedAfterARefusalIsTriedAtOnce() {
+    String podSecurity = "pods \"fixed-1\" is forbidden: violates PodSecurity \"restricted:latest\": "
+        + "allowPrivilegeEscalation != false (container \"agent\" must set "
+        + "securityContext.allowPrivilegeEscalation=false)";
+    AtomicBoolean refusing = new AtomicBoolean(true);
+    f.api.faults(refusePodCreates(refusing, 403, "Forbidden", podSecurity));
+    f.policy("slow", """
+        backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}
+        """);
+    f.kubelet.script("fixed", Run.runForever());
+    f.instance("fixed", "slow");
+    AgentInstance waiting = f.awaitInstance("fixed", i -> i.getStatus().lastDecision != null
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    assertThat(java.time.Instant.parse(waiting.getStatus().nextRestartAt))
+        .isAfter(java.time.Instant.now().plus(java.time.Duration.ofMinutes(50)));
+
+    refusing.set(false); // what the fixed template would meet
+    f.edit("fixed", i -> {
+      i.getSpec().template.getSpec().getContainers().get(0).setSecurityContext(
+          new io.fabric8.kubernetes.api.model.SecurityContextBuilder().withAllowPrivilegeEscalation(false).build());
+      return i;
+    });
+    AgentInstance running = f.awaitInstance("fixed", i -> at(i, 1, Phase.Running));
+    assertThat(running.getStatus().attempt).isZero();
+    assertThat(f.podsEverCreated("fixed")).containsExactly("fixed-1");
+  }
 }

@@ -1,0 +1,36 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.policy.InstanceState;
+import dev.respawn.policy.ReasonCode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A run whose pod the API server refused (spawn_failed: a quota, an admission policy, a webhook) waits for its
+ * retry, which doubles with each refusal in a row up to minutes. When the spec was edited since status was written
+ * (the template fixed for the PodSecurity level, the resources lowered under the quota), the retry is due at once:
+ * the user changed what was refused and should not wait out a delay meant for a cluster that did not change. Once
+ * per edit: the start that follows writes status, with the new generation.
+ */
+final class RefusedStart {
+  private RefusedStart() {}
+
+  /** Makes a refused start's retry due now when the instance's spec changed since its status was written. */
+  static void retryAfterEdit(InstanceState state, AgentInstance instance, Instant now) {
+    InstanceState.DecisionInfo last = state.lastDecision;
+    Long written = instance.getStatus() == null ? null : instance.getStatus().observedGeneration;
+    boolean edited = written != null && !Objects.equals(written, instance.getMetadata().getGeneration());
+    if (!edited || state.phase != Phase.Backoff || last == null || last.reasonCode() != ReasonCode.SPAWN_FAILED
+        || last.at() == null || state.nextRestartAt == null || !state.nextRestartAt.isAfter(now)) {
+      return;
+    }
+    state.nextRestartAt = now;
+    // the retry the core keeps to (lastDecision's time and delay) ends now too
+    double waited = Math.max(0, Duration.between(last.at(), now).toMillis()) / 1000d;
+    state.lastDecision = new InstanceState.DecisionInfo(last.action(), last.reasonCode(), last.attempt(),
+        last.maxAttempts(), last.finalAttempt(), waited, last.at(), last.message());
+  }
+}
