@@ -18,7 +18,8 @@ final class SpawnFailure {
   static void apply(DecisionDraft d, boolean invalidTemplate, String message) {
     String why = Bounds.truncateUtf8(message, Bounds.MESSAGE_BYTES);
     if (invalidTemplate) {
-      d.decided(DecisionAction.Fail, ReasonCode.INVALID_TEMPLATE, 0, Duration.ZERO, null, null, 0, "system");
+      d.decided(DecisionAction.Fail, ReasonCode.INVALID_TEMPLATE, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
+          "system");
       d.explain(why);
       d.stop(Phase.Failed, TerminalReason.UnrecoverableError, ReasonCode.INVALID_TEMPLATE);
       return;

@@ -2424,6 +2424,8 @@ class RestartEvaluatorTest {
     assertThat(d.state().terminalReason).isEqualTo(TerminalReason.UnrecoverableError);
     assertThat(d.state().lastDecision.reasonCode()).isEqualTo(ReasonCode.INVALID_TEMPLATE);
     assertThat(d.state().lastDecision.message()).isEqualTo(why);
+    assertThat(d.state().lastDecision.maxAttempts()).as("the sequence's, as every decision says it (not \"attempt 1 "
+        + "of 0\" in Recovering)").isEqualTo(s.policy.maxRetries());
     assertThat(d.state().nextRestartAt).isNull();
     assertThat(d.wakeAt()).as("not retried").isEmpty();
     assertThat(d.event()).hasValueSatisfying(e -> assertThat(e.message()).contains(why)
