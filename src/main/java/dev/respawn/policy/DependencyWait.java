@@ -37,7 +37,7 @@ final class DependencyWait {
     DependencyCircuit circuit = d.obs.dependency(settings.name());
     // one of the circuit's probes whose run ends (a run started as a probe keeps waitingFor, also after the circuit
     // closed: only a listed probe's counts, not one of a round the circuit has left behind)
-    boolean probe = settings.name().equals(probing) && circuit.probes().contains(d.instance());
+    boolean probe = settings.name().equals(probing) && circuit.probes().contains(known(d, settings));
     s.lastFailure = s.lastFailure.blamedOn(settings.name(), probe);
     boolean opens = circuit.state() == CircuitState.Closed && settings.fleetMember()
         && opensWith(circuit, settings, d.instance(), d.now);
@@ -46,7 +46,7 @@ final class DependencyWait {
     }
     InterruptionClass cls = c.interruptionClass();
     Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
-        : circuit.release(settings, d.instance(), d.now, s.lastFailure.probe(), d.now).at();
+        : circuit.release(settings, known(d, settings), d.now, s.lastFailure.probe(), d.now).at();
     Duration delay = at.map(t -> t.isAfter(d.now) ? Duration.between(d.now, t) : Duration.ZERO).orElse(Duration.ZERO);
     // the restart it waits for is a restart after an interruption like any other: from its checkpoint when
     // eligible (api.md §7); under Require never a fresh one, which its turn escalates (step d2 comes before h)
@@ -100,9 +100,10 @@ final class DependencyWait {
     }
     DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
     Instant blamedAt = s.lastFailure == null ? null : s.lastFailure.at();
-    if (circuit.state() == CircuitState.Closed && !circuit.releaseOrder().contains(d.instance()) && blamedAt != null
+    String known = known(d, settings.get());
+    if (circuit.state() == CircuitState.Closed && !circuit.releaseOrder().contains(known) && blamedAt != null
         && (circuit.closedAt() == null || !blamedAt.isBefore(circuit.closedAt()))
-        && circuit.recentBlame().stream().noneMatch(b -> b.instance().equals(d.instance())
+        && circuit.recentBlame().stream().noneMatch(b -> b.instance().equals(known)
             && blamedAt.equals(b.at()))) {
       // the circuit's one writer has not seen this wait yet (this failure opened it): keep waiting, but no
       // longer than the openDuration this instance computed itself, should the fleet see it otherwise. Once it
@@ -117,7 +118,7 @@ final class DependencyWait {
       }
       return due && !refusedAtTurn(d);
     }
-    DependencyCircuit.Release release = circuit.release(settings.get(), d.instance(), blamedAt,
+    DependencyCircuit.Release release = circuit.release(settings.get(), known, blamedAt,
         s.lastFailure != null && s.lastFailure.probe(), d.now);
     Instant shown = s.nextRestartAt;
     s.nextRestartAt = release.at().orElse(null);
@@ -131,14 +132,15 @@ final class DependencyWait {
     if (release.now() && refusedAtTurn(d)) {
       return false;
     }
-    if (release.now() && inReleaseOrder(circuit, d.instance()) && !release.at().get().equals(shown)) {
+    if (release.now() && inReleaseOrder(circuit, known) && !release.at().get().equals(shown)) {
       // api.md §11: each released instance shows its own nextRestartAt in status before it happens. Its turn
       // came before status showed it (the first of the order, whose turn is closedAt; a late look; releaseRate
       // 0): this decision writes the time, the next one, at once, starts the run
       d.wakeAt(d.now.plusMillis(1));
       return false;
     }
-    if (release.now() && circuit.state() == CircuitState.Closed && settings.get().releaseRate() > 0) {
+    if (release.now() && circuit.state() == CircuitState.Closed && settings.get().releaseRate() > 0
+        && settings.get().fleetMember()) {
       d.releasedBy = s.waitingFor; // its turn of the release: the shell keeps the fleet to the rate
     }
     return release.now();
@@ -207,6 +209,15 @@ final class DependencyWait {
     return true;
   }
 
+  /**
+   * The name by which the dependency's circuit knows this instance: its own within the policy's fleet; one no
+   * probe, release order or blame can name (namespace/name) for an instance of another namespace, which the circuit
+   * never counts: a same-named instance of the fleet's probe or turn is not its own.
+   */
+  static String known(DecisionDraft d, DependencySettings settings) {
+    return settings.fleetMember() ? d.instance() : d.obs.namespace() + "/" + d.instance();
+  }
+
   /** True when the circuit is Closed and releases this instance in its turn (its time is its own). */
   private static boolean inReleaseOrder(DependencyCircuit circuit, String instance) {
     return circuit.state() == CircuitState.Closed && circuit.closedAt() != null
@@ -238,8 +249,8 @@ final class DependencyWait {
     boolean uncounted = DependencyOpening.uncountOpener(d, circuit);
     s.phase = Phase.CircuitOpen;
     s.waitingFor = name;
-    Optional<Instant> at = circuit.release(settings.get(), d.instance(), s.lastFailure.at(), s.lastFailure.probe(),
-        d.now).at();
+    Optional<Instant> at = circuit.release(settings.get(), known(d, settings.get()), s.lastFailure.at(),
+        s.lastFailure.probe(), d.now).at();
     Duration delay = at.filter(t -> t.isAfter(d.now)).map(t -> Duration.between(d.now, t)).orElse(Duration.ZERO);
     d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, s.lastDecision == null ? 0
         : s.lastDecision.maxAttempts(), delay, s.lastFailure.interruptionClass(), null, 0, "system");
@@ -285,7 +296,8 @@ final class DependencyWait {
     }
     DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
     // a probe carried over while the circuit is Open (its run restarted by exit 42 or by hand) is a probe still
-    if (circuit.state() != CircuitState.HalfOpen && !circuit.probes().contains(d.instance())) {
+    String known = d.policy.dependency(s.waitingFor).map(dep -> known(d, dep)).orElse(d.instance());
+    if (circuit.state() != CircuitState.HalfOpen && !circuit.probes().contains(known)) {
       s.waitingFor = null;
     }
   }

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.respawn.api.v1alpha1.AgentRestartPolicySpec;
 import dev.respawn.api.v1alpha1.Phase;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import dev.respawn.api.v1alpha1.CircuitState;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,5 +55,36 @@ class OutsideTheFleetTest {
     elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
     assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
     assertThat(elsewhere.state.attempt).isEqualTo(2);
+  }
+
+  /**
+   * The circuit knows the fleet's instances by name: a same-named instance of another namespace is not the fleet's
+   * probe (it would start into the outage, a run the circuit never counts), and not in its release order either
+   * (review).
+   */
+  @Test
+  void aSameNamedInstanceOutsideTheFleetIsNeitherItsProbeNorInItsReleaseOrder() {
+    AgentSim elsewhere = new AgentSim(AgentSim.policy(ONE_OPENS).outsideTheFleet()).started();
+    elsewhere.modelApiOpen(1, elsewhere.now.minusSeconds(1));
+    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
+    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+    Instant halfOpenAt = elsewhere.now.plusSeconds(20);
+    elsewhere.now = halfOpenAt.plusSeconds(1);
+    // HalfOpen: the fleet's own "coder" (of the policy's namespace) is the probe
+    elsewhere.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1,
+        halfOpenAt.minusSeconds(21), halfOpenAt, null, halfOpenAt, List.of("coder"), List.of(), List.of(), 1, 1));
+    assertThat(elsewhere.reconcile().start()).as("not the fleet's probe: it waits until the circuit closes")
+        .isEmpty();
+    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+
+    // Closed, the fleet's "coder" last in a slow release order: the instance outside goes at once
+    Instant closedAt = elsewhere.now.plusSeconds(1);
+    elsewhere.now = closedAt.plusMillis(100);
+    elsewhere.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Closed, 1,
+        halfOpenAt.minusSeconds(21), halfOpenAt, closedAt, closedAt, List.of(),
+        List.of("a", "b", "c", "d", "coder"), List.of(), 0, 0));
+    Decision released = elsewhere.reconcile();
+    assertThat(released.start()).as("not in the fleet's release order").isPresent();
+    assertThat(released.start().get().releasedBy()).as("nor held to the fleet's release rate").isEmpty();
   }
 }
