@@ -29,7 +29,7 @@ final class HelmChart {
    * The Kubernetes version helm renders for: the chart's minimum (Chart.yaml kubeVersion). Without it the
    * library's helm assumes v1.20.0 (the helm command has a newer default built in) and refuses the chart.
    */
-  static final String KUBE_VERSION = "v1.25.0";
+  static final String KUBE_VERSION = "v1.30.0";
 
   private HelmChart() {}
 

@@ -91,9 +91,10 @@ class HelmChartTest {
 
   @Test
   void refusesKubernetesOlderThanItsMinimum() {
-    assertThat(HelmChart.template(HelmChart.CHART, "", "v1.25.0")).contains("kind: Deployment");
-    assertThatThrownBy(() -> HelmChart.template(HelmChart.CHART, "", "v1.24.9"))
-        .hasMessageContaining("chart requires kubeVersion: >=1.25.0-0");
+    assertThat(HelmChart.template(HelmChart.CHART, "", "v1.30.0")).contains("kind: Deployment");
+    // 1.29 and older: CEL optionalOldSelf (the AgentInstance CRD's name rules) is off there, the CRD refused
+    assertThatThrownBy(() -> HelmChart.template(HelmChart.CHART, "", "v1.29.9"))
+        .hasMessageContaining("chart requires kubeVersion: >=1.30.0-0");
   }
 
   static String read(Path p) {
