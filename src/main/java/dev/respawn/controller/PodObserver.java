@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -125,10 +126,14 @@ public final class PodObserver {
     boolean finished = "Succeeded".equals(st.getPhase()) || "Failed".equals(st.getPhase());
     // an agent that had ended before its pod was disrupted or deleted (a helper container kept the pod) ended the
     // run itself: its own exit decides, whether or not one status update told both
-    Instant disruptedAt = condition(st, "DisruptionTarget").filter(c -> "True".equals(c.getStatus()))
-        .map(c -> StatusMapper.time(c.getLastTransitionTime())).orElse(null);
-    boolean endedBeforeDisruption = terminated.map(t -> endedBefore(t, disruptedAt)).orElse(false);
-    boolean endedBeforeDeletion = terminated.map(t -> endedBefore(t, deletedAt(pod))).orElse(false);
+    Optional<PodCondition> target = condition(st, "DisruptionTarget").filter(c -> "True".equals(c.getStatus()));
+    Instant disruptedAt = target.map(c -> StatusMapper.time(c.getLastTransitionTime())).orElse(null);
+    // the kubelet's own eviction is dated by the node's clock, as the container's end is; the API server's (an
+    // eviction through the API, a preemption, a taint, a deletion) by the control plane's, which a node's may lag
+    Duration margin = target.map(c -> "TerminationByKubelet".equals(c.getReason())).orElse(false) ? Duration.ZERO
+        : CLOCK_MARGIN;
+    boolean endedBeforeDisruption = terminated.map(t -> endedBefore(t, disruptedAt, margin)).orElse(false);
+    boolean endedBeforeDeletion = terminated.map(t -> endedBefore(t, deletedAt(pod), CLOCK_MARGIN)).orElse(false);
     if (disrupted && !endedBeforeDisruption && (finished || terminated.isPresent())) {
       String reason = podReason != null ? podReason : condition(st, "DisruptionTarget").map(PodCondition::getReason)
           .orElse("DisruptionTarget");
@@ -172,12 +177,21 @@ public final class PodObserver {
   }
 
   /**
-   * The container had finished before {@code at}: its finish lies in an earlier second (the kubelet's times have
-   * whole seconds, so one in the same second may have come after). False when either time is unknown.
+   * How far apart a node's clock and the control plane's may be taken to be: a container's end is put before a
+   * disruption dated by the other clock only when it is at least this much earlier. An agent stopped by the
+   * disruption that exits within this margin (a SIGTERM handler saving a checkpoint, exit 0) is taken as stopped by
+   * it, and run again, not as finished.
    */
-  private static boolean endedBefore(ContainerStateTerminated t, Instant at) {
+  static final Duration CLOCK_MARGIN = Duration.ofSeconds(5);
+
+  /**
+   * The container had finished before {@code at}: its finish lies in an earlier second (the kubelet's times have
+   * whole seconds, so one in the same second may have come after), and {@code margin} earlier still. False when
+   * either time is unknown.
+   */
+  private static boolean endedBefore(ContainerStateTerminated t, Instant at, Duration margin) {
     Instant finished = StatusMapper.time(t.getFinishedAt());
-    return finished != null && at != null && latest(finished).isBefore(at);
+    return finished != null && at != null && latest(finished).plus(margin).isBefore(at);
   }
 
   /** When the pod's deletion was asked for: its deletionTimestamp less its grace period; null when not deleted. */

@@ -306,8 +306,9 @@ class PodObserverTest {
   /**
    * api.md §3: a run ends when its agent container terminates. An agent that had ended (a helper container kept the
    * pod) before its pod was evicted, preempted or deleted ended the run itself, whether one status update or two
-   * told it: its own exit decides. One that ended in the same second as the disruption, or with no time to tell,
-   * is taken as ended by the disruption (retried, not taken for done).
+   * told it: its own exit decides. One that ended in the same second as the disruption, within the clocks' margin of
+   * a time the API server gave, or with no time to tell, is taken as ended by the disruption (retried, not taken for
+   * done).
    */
   @Test
   void anAgentThatEndedBeforeItsPodWasDisruptedEndedTheRunItself() {
@@ -332,14 +333,29 @@ class PodObserverTest {
         .withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
     assertThat(noTime.kind()).as("no disruption time to compare with").isEqualTo(EndingKind.DISRUPTED);
 
+    // the API server dates an eviction through the API, a preemption and a deletion by its own clock, which the
+    // node's may lag: the container's end must be at least CLOCK_MARGIN earlier
+    RunEnding apiEvictedSoonAfter = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Evicted")
+        .addNewCondition().withType("DisruptionTarget").withStatus("True").withReason("EvictionByEvictionAPI")
+        .withLastTransitionTime("2026-01-01T10:00:04Z").endCondition()
+        .withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(apiEvictedSoonAfter.kind()).as("within the clocks' margin: a SIGTERM handler's exit 0 may be it")
+        .isEqualTo(EndingKind.DISRUPTED);
+    RunEnding apiEvictedLongAfter = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Evicted")
+        .addNewCondition().withType("DisruptionTarget").withStatus("True").withReason("EvictionByEvictionAPI")
+        .withLastTransitionTime("2026-01-01T10:00:07Z").endCondition()
+        .withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
+    assertThat(apiEvictedLongAfter.kind()).isEqualTo(EndingKind.TERMINATED);
+
     RunEnding deletedLater = PodObserver.ending(twoContainers("Running").editMetadata()
-        .withDeletionTimestamp("2026-01-01T10:00:31Z").withDeletionGracePeriodSeconds(30L).endMetadata()
+        .withDeletionTimestamp("2026-01-01T10:00:37Z").withDeletionGracePeriodSeconds(30L).endMetadata()
         .editStatus().withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
-    assertThat(deletedLater.kind()).as("deleted a second after it ended").isEqualTo(EndingKind.TERMINATED);
+    assertThat(deletedLater.kind()).as("deleted 7 s after it ended").isEqualTo(EndingKind.TERMINATED);
     RunEnding stoppedByDeletion = PodObserver.ending(twoContainers("Running").editMetadata()
-        .withDeletionTimestamp("2026-01-01T10:00:30Z").withDeletionGracePeriodSeconds(30L).endMetadata()
+        .withDeletionTimestamp("2026-01-01T10:00:32Z").withDeletionGracePeriodSeconds(30L).endMetadata()
         .editStatus().withContainerStatuses(doneAt1000).endStatus().build(), "agent", NOW).orElseThrow();
-    assertThat(stoppedByDeletion.kind()).as("ended when its deletion was asked for").isEqualTo(EndingKind.DELETED);
+    assertThat(stoppedByDeletion.kind()).as("ended 2 s before its deletion was asked for: within the margin")
+        .isEqualTo(EndingKind.DELETED);
 
     RunEnding legacyShutdown = PodObserver.ending(twoContainers("Failed").editStatus().withReason("Shutdown")
         .withMessage("Node is shutting, evicting pods").endStatus().build(), "agent", NOW).orElseThrow();
