@@ -233,13 +233,12 @@ final class PodActions {
           PodFactory.owner(instance))).create());
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
-        // a Lease of that name exists but is not this instance's: another instance's (the same leaseName), or one
-        // without the instance label (the operator touches only what it owns); the agent's renewals are not seen
+        // a Lease of that name exists but the informer does not show it: it lacks the instance label, so it is
+        // not ours (the operator touches only what it owns); the agent's renewals of it are not seen
         leases.heldByAnother(uid, name, run);
       }
       LOG.warn("Could not create the heartbeat Lease {}/{}: {}", namespace(), name, e.getCode() == 409
-          ? "a Lease of that name exists and is not this instance's (another instance's of the same "
-              + "spec.heartbeat.leaseName, or one without this instance's " + AgentInstance.INSTANCE_LABEL
+          ? "a Lease of that name exists and is not this instance's (no " + AgentInstance.INSTANCE_LABEL
               + " label); rename spec.heartbeat.leaseName or delete that Lease (tried again with the next run)"
           : e.getMessage());
     }
