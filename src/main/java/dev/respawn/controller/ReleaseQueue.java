@@ -90,7 +90,9 @@ final class ReleaseQueue {
       earlier = o -> failed.compare(o, instance) < 0 && statusDue(o, now);
     }
     String ns = instance.getMetadata().getNamespace();
-    List<String> blockers = fellows.get().filter(o -> !o.getMetadata().getName().equals(name))
+    // the circuit's fleet is the policy's namespace: instances of a default policy elsewhere share no turn with it
+    List<String> blockers = fellows.get().filter(o -> ns.equals(o.getMetadata().getNamespace()))
+        .filter(o -> !o.getMetadata().getName().equals(name))
         .filter(o -> earlier.test(o) && waiting(o, settings.name()) && !started.test(o))
         .map(o -> ns + "/" + o.getMetadata().getName()).filter(b -> !passedOver(b, now)).toList();
     if (blockers.isEmpty()) {

@@ -76,6 +76,21 @@ class ReleaseQueueTest {
         i -> false, NOW)).as("not itself").isFalse();
   }
 
+  /**
+   * A default policy of another namespace serves instances elsewhere too: they are outside its circuit's fleet and
+   * hold none of its turns back, whatever they are named (review).
+   */
+  @Test
+  void anInstanceOfAnotherNamespaceHoldsNoTurnOfTheFleetBack() {
+    ReleaseQueue queue = new ReleaseQueue();
+    AgentInstance elsewhere = waiting("zeta", 40, NOW.minusSeconds(5));
+    elsewhere.getMetadata().setNamespace("w2");
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API,
+        List.of(elsewhere, second)::stream, i -> false, NOW)).isFalse();
+    assertThat(queue.waitsForAnEarlierTurn("agents/alpha", second, DROPPED, MODEL_API,
+        List.of(first, second)::stream, i -> false, NOW)).as("the same, in the fleet's namespace").isTrue();
+  }
+
   @Test
   void anEarlierTurnThatDoesNotStartHoldsTheOthersBackForThePatienceAtMost() {
     ReleaseQueue queue = new ReleaseQueue();
