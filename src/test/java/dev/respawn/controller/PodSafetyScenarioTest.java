@@ -111,13 +111,7 @@ class PodSafetyScenarioTest extends MockClusterScenario {
       p.getMetadata().getLabels().remove(dev.respawn.api.v1alpha1.AgentInstance.INSTANCE_LABEL);
       return p;
     });
-    f.client.pods().inNamespace(OperatorFixture.NS).withName("unlabelled-1").editStatus(p -> {
-      p.getStatus().setPhase("Failed");
-      p.getStatus().getContainerStatuses().get(0).setState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
-          .withNewTerminated().withExitCode(1).withReason("Error").withMessage("tool crashed")
-          .withFinishedAt(java.time.Instant.now().toString()).endTerminated().build());
-      return p;
-    });
+    toolCrashed("unlabelled-1");
     AgentInstance next = f.awaitInstance("unlabelled", i -> at(i, 2, Phase.Running));
     assertThat(next.getStatus().lastFailure.pod).isEqualTo("unlabelled-1");
     assertThat(next.getStatus().lastFailure.exitCode).isEqualTo(1);
@@ -143,13 +137,7 @@ class PodSafetyScenarioTest extends MockClusterScenario {
       p.getMetadata().getLabels().put(dev.respawn.api.v1alpha1.AgentInstance.INSTANCE_LABEL, "neighbour");
       return p;
     });
-    f.client.pods().inNamespace(OperatorFixture.NS).withName("relabelled-1").editStatus(p -> {
-      p.getStatus().setPhase("Failed");
-      p.getStatus().getContainerStatuses().get(0).setState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
-          .withNewTerminated().withExitCode(1).withReason("Error").withMessage("tool crashed")
-          .withFinishedAt(java.time.Instant.now().toString()).endTerminated().build());
-      return p;
-    });
+    toolCrashed("relabelled-1");
     AgentInstance next = f.awaitInstance("relabelled", i -> at(i, 2, Phase.Running));
     assertThat(next.getStatus().lastFailure.pod).isEqualTo("relabelled-1");
     assertThat(next.getStatus().attempt).isEqualTo(1);
@@ -159,6 +147,17 @@ class PodSafetyScenarioTest extends MockClusterScenario {
     assertThat(neighbour.getStatus().phase).isEqualTo(Phase.Running);
     assertThat(neighbour.getStatus().run).isEqualTo(1);
     assertThat(neighbour.getStatus().lastFailure).isNull();
+  }
+
+  /** The kubelet reports the pod's agent exited 1 ("tool crashed"), the pod Failed. */
+  private void toolCrashed(String pod) {
+    f.client.pods().inNamespace(OperatorFixture.NS).withName(pod).editStatus(p -> {
+      p.getStatus().setPhase("Failed");
+      p.getStatus().getContainerStatuses().get(0).setState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
+          .withNewTerminated().withExitCode(1).withReason("Error").withMessage("tool crashed")
+          .withFinishedAt(java.time.Instant.now().toString()).endTerminated().build());
+      return p;
+    });
   }
 
   @Test

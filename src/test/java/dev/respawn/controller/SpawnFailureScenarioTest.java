@@ -66,18 +66,25 @@ class SpawnFailureScenarioTest extends MockClusterScenario {
     assertThat(f.podsEverCreated("tmpl")).isEmpty();
   }
 
+  /**
+   * Instance {@code name} of a policy with this backoff, whose pod creates the server refuses with this status while
+   * {@code refusing} holds; returned once status shows the refusal (spawn_failed).
+   */
+  AgentInstance refusedAtFirst(String name, String backoff, AtomicBoolean refusing, int code, String reason,
+      String message) {
+    f.api.faults(refusePodCreates(refusing, code, reason, message));
+    f.policy(name + "-policy", "backoff: " + backoff);
+    f.kubelet.script(name, Run.runForever());
+    f.instance(name, name + "-policy");
+    return f.awaitInstance(name, i -> i.getStatus().lastDecision != null
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+  }
+
   @Test
   void aQuotaRefusalIsRetriedWithTheBackoffAndCountsNoFailure() {
     AtomicBoolean refusing = new AtomicBoolean(true);
-    f.api.faults(refusePodCreates(refusing, 403, "Forbidden", QUOTA));
-    f.policy("quick", """
-        backoff: {type: Linear, initialDelay: 200ms, maxDelay: 1s}
-        """);
-    f.kubelet.script("quota", Run.runForever());
-    f.instance("quota", "quick");
-
-    AgentInstance waiting = f.awaitInstance("quota", i -> i.getStatus().lastDecision != null
-        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    AgentInstance waiting = refusedAtFirst("quota", "{type: Linear, initialDelay: 200ms, maxDelay: 1s}", refusing,
+        403, "Forbidden", QUOTA);
     assertThat(waiting.getStatus().lastDecision.message).isEqualTo(QUOTA);
     assertThat(waiting.getStatus().attempt).isZero();
     // kubectl describe shows why no pod runs on the Ready condition too
@@ -105,15 +112,8 @@ class SpawnFailureScenarioTest extends MockClusterScenario {
     String down = "Internal error occurred: failed calling webhook \"policy.example.com\": failed to call webhook: "
         + "Post \"https://policy.example.svc:443/validate?timeout=10s\": context deadline exceeded";
     AtomicBoolean refusing = new AtomicBoolean(true);
-    f.api.faults(refusePodCreates(refusing, 500, "InternalError", down));
-    f.policy("quick", """
-        backoff: {type: Linear, initialDelay: 200ms, maxDelay: 1s}
-        """);
-    f.kubelet.script("hooked", Run.runForever());
-    f.instance("hooked", "quick");
-
-    AgentInstance waiting = f.awaitInstance("hooked", i -> i.getStatus().lastDecision != null
-        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    AgentInstance waiting = refusedAtFirst("hooked", "{type: Linear, initialDelay: 200ms, maxDelay: 1s}", refusing,
+        500, "InternalError", down);
     assertThat(waiting.getStatus().lastDecision.message).isEqualTo(down);
     assertThat(condition(waiting, "Ready").message).startsWith("the pod could not be created: " + down);
     f.awaitEvent("hooked", e -> {
@@ -137,14 +137,8 @@ class SpawnFailureScenarioTest extends MockClusterScenario {
         + "allowPrivilegeEscalation != false (container \"agent\" must set "
         + "securityContext.allowPrivilegeEscalation=false)";
     AtomicBoolean refusing = new AtomicBoolean(true);
-    f.api.faults(refusePodCreates(refusing, 403, "Forbidden", podSecurity));
-    f.policy("slow", """
-        backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}
-        """);
-    f.kubelet.script("fixed", Run.runForever());
-    f.instance("fixed", "slow");
-    AgentInstance waiting = f.awaitInstance("fixed", i -> i.getStatus().lastDecision != null
-        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+    AgentInstance waiting = refusedAtFirst("fixed", "{type: Linear, initialDelay: 1h, maxDelay: 1h}", refusing, 403,
+        "Forbidden", podSecurity);
     assertThat(java.time.Instant.parse(waiting.getStatus().nextRestartAt))
         .isAfter(java.time.Instant.now().plus(java.time.Duration.ofMinutes(50)));
 
