@@ -5,6 +5,7 @@ import dev.respawn.controller.OperatorSettings;
 import dev.respawn.controller.RespawnOperator;
 import dev.respawn.controller.TolerantResources;
 import dev.respawn.observability.KubeEventRecorder;
+import dev.respawn.observability.ProcessMeters;
 import dev.respawn.observability.HealthEndpoint;
 import dev.respawn.observability.ReportingSink;
 import dev.respawn.observability.RestartMetrics;
@@ -147,6 +148,7 @@ public final class OperatorCommand implements Callable<Integer> {
     KubeEventRecorder events = new KubeEventRecorder(client, KubeEventRecorder.reportingInstanceFromEnvironment(),
         settings.clock());
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    ProcessMeters processMeters = new ProcessMeters(registry);
     RespawnOperator operator = new RespawnOperator(client, settings,
         new ReportingSink(events, new RestartMetrics(registry)),
         leaseNamespace.map(ns -> LeaderElection.standard(leaderLease, ns)),
@@ -155,6 +157,7 @@ public final class OperatorCommand implements Callable<Integer> {
     try {
       endpoint = metricsPort == -1 ? null : new HealthEndpoint(metricsPort, registry, operator::isReady);
     } catch (java.net.BindException e) {
+      processMeters.close();
       client.close();
       throw CommandFailure.of("port " + metricsPort + " of /metrics, /healthz and /readyz is in use: choose another "
           + "with --metrics-port, or -1 to turn the endpoint off");
@@ -166,6 +169,7 @@ public final class OperatorCommand implements Callable<Integer> {
       if (endpoint != null) {
         endpoint.close();
       }
+      processMeters.close();
       client.close();
       stopped.countDown();
     }, "respawn-shutdown"));

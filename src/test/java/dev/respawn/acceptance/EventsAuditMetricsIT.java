@@ -89,6 +89,9 @@ class EventsAuditMetricsIT extends OperatorScenario {
         "respawn_decision_duration", "respawn_heartbeat_stale", "respawn_restart_exhausted",
         "respawn_dependency_circuits", "respawn_dependency_waiting", "respawn_events_dropped_total",
         "respawn_events_lost_total");
+    // the process's own: its heap, garbage collection, threads, CPU
+    assertThat(m).contains("jvm_memory_used_bytes{area=\"heap\"", "jvm_gc_memory_allocated_bytes_total",
+        "jvm_threads_live_threads", "process_cpu_usage", "process_uptime_seconds");
     assertThat(m).doesNotContain("metric-probe-zq");
     assertThat(operator.get("/healthz").statusCode()).isEqualTo(200);
     assertThat(operator.get("/readyz").statusCode()).isEqualTo(200);
