@@ -108,10 +108,10 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   public List<EventSource<?, AgentInstance>> prepareEventSources(EventSourceContext<AgentInstance> context) {
     pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, AgentInstance.class)
         .withName("pods").withLabelSelector(AgentInstance.INSTANCE_LABEL)
-        .withSecondaryToPrimaryMapper(AgentInstanceReconciler::instancesOf).build(), context);
+        .withSecondaryToPrimaryMapper(InstancesTold::of).build(), context);
     leases = new InformerEventSource<>(InformerEventSourceConfiguration.from(Lease.class, AgentInstance.class)
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
-        .withSecondaryToPrimaryMapper(AgentInstanceReconciler::instancesOf)
+        .withSecondaryToPrimaryMapper(InstancesTold::of)
         .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
     resolver = new PolicyResolver(settings, new PolicyLookup(id -> policies.get(id), context.getClient()));
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
@@ -131,26 +131,6 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .withPrimaryToSecondaryMapper(i -> resolver.reference((AgentInstance) i).map(Set::of).orElse(Set.of()))
         .build(), context);
     return List.of(pods, leases, policies, wakeUps);
-  }
-
-  /**
-   * The instances a pod or Lease event is told to: the one its label names, and the AgentInstance its controller
-   * ownerReference names. Ownership is that reference (api.md §2): a pod whose label someone changed to another
-   * value is still its owner's, and its owner must hear how its run goes (the label's instance only looks, and
-   * leaves a pod it does not own alone).
-   */
-  static Set<ResourceID> instancesOf(io.fabric8.kubernetes.api.model.HasMetadata m) {
-    String ns = m.getMetadata().getNamespace();
-    Set<ResourceID> told = new java.util.HashSet<>();
-    told.add(new ResourceID(m.getMetadata().getLabels().get(AgentInstance.INSTANCE_LABEL), ns));
-    var refs = m.getMetadata().getOwnerReferences();
-    for (var ref : refs == null ? List.<io.fabric8.kubernetes.api.model.OwnerReference>of() : refs) {
-      if (Boolean.TRUE.equals(ref.getController()) && "AgentInstance".equals(ref.getKind()) && ref.getName() != null
-          && ref.getApiVersion() != null && ref.getApiVersion().startsWith(AgentRestartPolicy.GROUP + "/")) {
-        told.add(new ResourceID(ref.getName(), ns));
-      }
-    }
-    return told;
   }
 
   @Override

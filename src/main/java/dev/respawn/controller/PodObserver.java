@@ -121,12 +121,12 @@ public final class PodObserver {
     Optional<ContainerStateTerminated> terminated = agentStatus(pod, agentContainer).map(ContainerStatus::getState)
         .map(ContainerState::getTerminated);
     String podReason = st.getReason();
-    boolean disrupted = condition(st, "DisruptionTarget").map(c -> "True".equals(c.getStatus())).orElse(false)
-        || "Evicted".equals(podReason) || "Preempting".equals(podReason) || nodeRefused(podReason);
+    Optional<PodCondition> target = condition(st, "DisruptionTarget").filter(c -> "True".equals(c.getStatus()));
+    boolean disrupted = target.isPresent() || "Evicted".equals(podReason) || "Preempting".equals(podReason)
+        || nodeRefused(podReason);
     boolean finished = "Succeeded".equals(st.getPhase()) || "Failed".equals(st.getPhase());
     // an agent that had ended before its pod was disrupted or deleted (a helper container kept the pod) ended the
     // run itself: its own exit decides, whether or not one status update told both
-    Optional<PodCondition> target = condition(st, "DisruptionTarget").filter(c -> "True".equals(c.getStatus()));
     Instant disruptedAt = target.map(c -> StatusMapper.time(c.getLastTransitionTime())).orElse(null);
     // the kubelet's own eviction is dated by the node's clock, as the container's end is; the API server's (an
     // eviction through the API, a preemption, a taint, a deletion) by the control plane's, which a node's may lag
@@ -135,8 +135,7 @@ public final class PodObserver {
     boolean endedBeforeDisruption = terminated.map(t -> endedBefore(t, disruptedAt, margin)).orElse(false);
     boolean endedBeforeDeletion = terminated.map(t -> endedBefore(t, deletedAt(pod), CLOCK_MARGIN)).orElse(false);
     if (disrupted && !endedBeforeDisruption && (finished || terminated.isPresent())) {
-      String reason = podReason != null ? podReason : condition(st, "DisruptionTarget").map(PodCondition::getReason)
-          .orElse("DisruptionTarget");
+      String reason = podReason != null ? podReason : target.map(PodCondition::getReason).orElse("DisruptionTarget");
       return Optional.of(new RunEnding(name, uid, EndingKind.DISRUPTED, terminated.map(t -> t.getExitCode())
           .orElse(null), reason, st.getMessage(), now));
     }

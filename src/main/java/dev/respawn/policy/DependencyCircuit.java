@@ -176,6 +176,15 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
             before.releaseOrder(), recentBlame, before.waiting(), blamed));
   }
 
+  /** True when {@code instance}'s failure now is the one that brings this Closed circuit to its threshold. */
+  public boolean opensWith(DependencySettings s, String instance, Instant now) {
+    Instant from = now.minus(s.window());
+    long others = recentBlame.stream().filter(b -> !b.instance().equals(instance))
+        .filter(b -> b.at() != null && !b.at().isBefore(from))
+        .filter(b -> closedAt == null || b.at().isAfter(closedAt)).count();
+    return others + 1 >= s.failureThreshold();
+  }
+
   /**
    * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt} (which ended one of its
    * probe runs when {@code probeFailed}), may run (api.md §11). A probe whose probe run was blamed again does not

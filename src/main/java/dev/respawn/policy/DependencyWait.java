@@ -40,7 +40,7 @@ final class DependencyWait {
     boolean probe = settings.name().equals(probing) && circuit.probes().contains(known(d, settings));
     s.lastFailure = s.lastFailure.blamedOn(settings.name(), probe);
     boolean opens = circuit.state() == CircuitState.Closed && settings.fleetMember()
-        && opensWith(circuit, settings, d.instance(), d.now);
+        && circuit.opensWith(settings, d.instance(), d.now);
     if (circuit.state() == CircuitState.Closed && !opens) {
       return false; // counted as usual (step e), and recorded for the dependency
     }
@@ -63,15 +63,6 @@ final class DependencyWait {
         + "); not counted as a failure of the agent" + at.map(t -> "; next run at " + t).orElse("")));
     at.ifPresent(d::wakeAt);
     return true;
-  }
-
-  /** True when this instance's failure is the one that brings the dependency to its threshold. */
-  static boolean opensWith(DependencyCircuit circuit, DependencySettings s, String instance, Instant now) {
-    Instant from = now.minus(s.window());
-    long others = circuit.recentBlame().stream().filter(b -> !b.instance().equals(instance))
-        .filter(b -> b.at() != null && !b.at().isBefore(from))
-        .filter(b -> circuit.closedAt() == null || b.at().isAfter(circuit.closedAt())).count();
-    return others + 1 >= s.failureThreshold();
   }
 
   /**

@@ -818,11 +818,11 @@ class DependencyFleetTest {
     Instant closedAt = T0.plusSeconds(60);
     DependencyCircuit closed = new DependencyCircuit("model-api", CircuitState.Closed, 1, T0, T0.plusSeconds(30),
         closedAt, closedAt, List.of(), List.of(), List.of(new DependencyCircuit.Blame("b", T0.plusSeconds(50))), 0, 1);
-    assertThat(DependencyWait.opensWith(closed, p.dependency("model-api").orElseThrow(), "a", T0.plusSeconds(70)))
+    assertThat(closed.opensWith(p.dependency("model-api").orElseThrow(), "a", T0.plusSeconds(70)))
         .as("b's blame is from before the circuit closed").isFalse();
     DependencyCircuit fresh = new DependencyCircuit("model-api", CircuitState.Closed, 1, T0, T0.plusSeconds(30),
         closedAt, closedAt, List.of(), List.of(), List.of(new DependencyCircuit.Blame("b", T0.plusSeconds(65))), 0, 1);
-    assertThat(DependencyWait.opensWith(fresh, p.dependency("model-api").orElseThrow(), "a", T0.plusSeconds(70)))
+    assertThat(fresh.opensWith(p.dependency("model-api").orElseThrow(), "a", T0.plusSeconds(70)))
         .isTrue();
   }
 
