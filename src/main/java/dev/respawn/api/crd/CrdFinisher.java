@@ -22,7 +22,8 @@ import java.util.Map;
 /**
  * Finishes the CRDs that fabric8's CRD generator writes: printer columns in the order the classes
  * declare them (the generator sorts them by name), and descriptions for the root, spec and status
- * objects taken from {@link JsonClassDescription}, and {@code default: {}} on a spec that requires nothing.
+ * objects taken from {@link JsonClassDescription}, {@code default: {}} on a spec that requires nothing, and the
+ * lists of named items marked as maps keyed by name ({@link #KEYED_LISTS}; the generator has no annotation for it).
  * Run by the build after the generator
  * ({@code process-classes}); its output is what {@code crds/} must equal.
  */
@@ -31,6 +32,15 @@ public final class CrdFinisher {
   public static final Map<String, Class<? extends CustomResource<?, ?>>> RESOURCES = Map.of(
       "agentinstances.respawn.dev", AgentInstance.class,
       "agentrestartpolicies.respawn.dev", AgentRestartPolicy.class);
+
+  /**
+   * The spec lists whose items are known by a unique, required name: {@code x-kubernetes-list-type: map} keyed by
+   * it, as Kubernetes' own named lists (containers, ports) are. A server-side apply then merges and owns them item by
+   * item, so a GitOps tool that compares with its manifest sees an item's defaults as the server's, not as drift;
+   * and an item's transition rules can see its old value.
+   */
+  static final Map<Class<?>, List<String>> KEYED_LISTS = Map.of(
+      AgentRestartPolicy.class, List.of("dependencies", "failureRules"));
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
@@ -69,6 +79,11 @@ public final class CrdFinisher {
         // a spec that needs nothing is defaulted whole, so that one left out gets every default too
         // (the printer columns show them) as `spec: {}` does
         spec.putObject("default");
+      }
+      for (String list : KEYED_LISTS.getOrDefault(resource, List.of())) {
+        ObjectNode items = (ObjectNode) spec.path("properties").path(list);
+        items.put("x-kubernetes-list-type", "map");
+        items.putArray("x-kubernetes-list-map-keys").add("name");
       }
       describe((ObjectNode) root.path("properties").path("status"), (Class<?>) types.getActualTypeArguments()[1]);
     }

@@ -10,8 +10,13 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /** One ordered failure rule; the first rule whose match holds decides. */
+// An unchanged value passes: duration() fails on a value past 2562047h, and Kubernetes lets an unchanged value
+// past a rule that is false but not past one that fails, so an object stored before this rule would refuse every
+// later apply and the operator's status write (its InvalidSpec refusal).
 @ValidationRule(
-    value = "!has(self.cooldown) || duration(self.cooldown) >= duration('0s')",
+    value = "oldSelf.hasValue() && has(oldSelf.value().cooldown) && has(self.cooldown) "
+        + "&& oldSelf.value().cooldown == self.cooldown || !has(self.cooldown) || duration(self.cooldown) >= duration('0s')",
+    optionalOldSelf = true,
     message = "a failure rule's cooldown must be a duration of at most 2562047h",
     fieldPath = ".cooldown",
     reason = "FieldValueInvalid")

@@ -10,8 +10,13 @@ import io.fabric8.generator.annotation.ValidationRule;
     message = "spec.heartbeat.timeout must be greater than 0",
     fieldPath = ".timeout",
     reason = "FieldValueInvalid")
+// An unchanged value passes: duration() fails on a value past 2562047h, and Kubernetes lets an unchanged value
+// past a rule that is false but not past one that fails, so an object stored before this rule would refuse every
+// later apply and the operator's status write (its InvalidSpec refusal).
 @ValidationRule(
-    value = "!has(self.startupGrace) || duration(self.startupGrace) >= duration('0s')",
+    value = "oldSelf.hasValue() && has(oldSelf.value().startupGrace) && has(self.startupGrace) "
+        + "&& oldSelf.value().startupGrace == self.startupGrace || !has(self.startupGrace) || duration(self.startupGrace) >= duration('0s')",
+    optionalOldSelf = true,
     message = "spec.heartbeat.startupGrace must be a duration of at most 2562047h",
     fieldPath = ".startupGrace",
     reason = "FieldValueInvalid")

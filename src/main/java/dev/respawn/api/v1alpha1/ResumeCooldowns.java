@@ -12,23 +12,34 @@ import io.fabric8.generator.annotation.ValidationRule;
  * (every class but Unknown, which escalates). A new class gets its field, its default and its case
  * below; the compiler and the sandbox read them through {@link #of} and {@link #defaultOf}.
  */
+// An unchanged value passes: duration() fails on a value past 2562047h, and Kubernetes lets an unchanged value
+// past a rule that is false but not past one that fails, so an object stored before this rule would refuse every
+// later apply and the operator's status write (its InvalidSpec refusal).
 @ValidationRule(
-    value = "!has(self.ToolFailure) || duration(self.ToolFailure) >= duration('0s')",
+    value = "oldSelf.hasValue() && has(oldSelf.value().ToolFailure) && has(self.ToolFailure) "
+        + "&& oldSelf.value().ToolFailure == self.ToolFailure || !has(self.ToolFailure) || duration(self.ToolFailure) >= duration('0s')",
+    optionalOldSelf = true,
     message = "spec.resume.cooldowns.ToolFailure must be a duration of at most 2562047h",
     fieldPath = ".ToolFailure",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "!has(self.Timeout) || duration(self.Timeout) >= duration('0s')",
+    value = "oldSelf.hasValue() && has(oldSelf.value().Timeout) && has(self.Timeout) "
+        + "&& oldSelf.value().Timeout == self.Timeout || !has(self.Timeout) || duration(self.Timeout) >= duration('0s')",
+    optionalOldSelf = true,
     message = "spec.resume.cooldowns.Timeout must be a duration of at most 2562047h",
     fieldPath = ".Timeout",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "!has(self.ContextReset) || duration(self.ContextReset) >= duration('0s')",
+    value = "oldSelf.hasValue() && has(oldSelf.value().ContextReset) && has(self.ContextReset) "
+        + "&& oldSelf.value().ContextReset == self.ContextReset || !has(self.ContextReset) || duration(self.ContextReset) >= duration('0s')",
+    optionalOldSelf = true,
     message = "spec.resume.cooldowns.ContextReset must be a duration of at most 2562047h",
     fieldPath = ".ContextReset",
     reason = "FieldValueInvalid")
 @ValidationRule(
-    value = "!has(self.ProcessCrash) || duration(self.ProcessCrash) >= duration('0s')",
+    value = "oldSelf.hasValue() && has(oldSelf.value().ProcessCrash) && has(self.ProcessCrash) "
+        + "&& oldSelf.value().ProcessCrash == self.ProcessCrash || !has(self.ProcessCrash) || duration(self.ProcessCrash) >= duration('0s')",
+    optionalOldSelf = true,
     message = "spec.resume.cooldowns.ProcessCrash must be a duration of at most 2562047h",
     fieldPath = ".ProcessCrash",
     reason = "FieldValueInvalid")
