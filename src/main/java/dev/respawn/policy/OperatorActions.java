@@ -138,8 +138,8 @@ final class OperatorActions {
   /**
    * respawn.dev/resume with a new id: a new lifecycle (attempt 0, circuit Closed, window cleared), now; only
    * where the policy gave up (Escalated, Failed, a latched circuit, which is Escalated) or the agent finished
-   * (Succeeded), also in the decision that clears spec.suspend. Elsewhere refused: a live or waiting instance
-   * is restarted with respawn.dev/restart.
+   * (Succeeded), also in the decision that clears spec.suspend, and before the first run's decision (whose start it
+   * is). Elsewhere refused: a live or waiting instance is restarted with respawn.dev/restart.
    */
   private static boolean resume(DecisionDraft d, Request r, boolean resumable) {
     InstanceState s = d.state;
@@ -271,6 +271,11 @@ final class OperatorActions {
       d.notice(Notice.warning(EventReason.RestartRequested, Character.toUpperCase(name.charAt(0)) + name.substring(1)
           + " request " + r.id() + " refused: " + why));
     });
+  }
+
+  /** Whether nothing was decided for the instance yet: no run, no pod, no decision in status. */
+  static boolean beforeFirstDecision(InstanceState s) {
+    return s.run == 0 && s.currentPod == null && s.lastDecision == null;
   }
 
   private static String currentUid(DecisionDraft d) {

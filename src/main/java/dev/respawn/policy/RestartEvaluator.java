@@ -67,7 +67,10 @@ public final class RestartEvaluator {
       OperatorActions.suspend(d);
       return d;
     }
-    boolean resumable = s.phase.isTerminal(); // as it was: cleared suspend and a resume may come in one edit
+    // as it was: cleared suspend and a resume may come in one edit. An instance's first decision starts a new
+    // lifecycle anyway: a resume asked for before it (or the last id of a manifest that GitOps re-creates, which
+    // keeps it) is that start, as a restart asked for before it is
+    boolean resumable = s.phase.isTerminal() || OperatorActions.beforeFirstDecision(s);
     if (s.phase == Phase.Suspended) {
       OperatorActions.unsuspend(d);
     }

@@ -643,6 +643,30 @@ class RestartEvaluatorTest {
 
   @Nested
   class RestartRequests {
+    /**
+     * A resume asked for before the first decision (or the last id of a manifest that GitOps re-creates: §6 never
+     * removes it) is that first run's start, as a restart asked for then is: no Warning that it was refused, no
+     * restart counted, and it is not acted on again.
+     */
+    @Test
+    void aResumeAskedForBeforeTheFirstDecisionIsTheFirstRunsStart() {
+      AgentSim s = sim(Specs.spec());
+      s.resumeRequest = new Request("resume-2026-11-20", null);
+      Decision d = s.reconcile();
+      assertThat(d.start()).hasValueSatisfying(p -> assertThat(p.podName()).isEqualTo("coder-1"));
+      assertThat(d.notices()).noneMatch(n -> n.type() == EventType.Warning);
+      assertThat(s.state.lastRestart.kind()).isEqualTo(RestartKind.Resume);
+      assertThat(s.state.lastRestart.requestId()).isEqualTo("resume-2026-11-20");
+      assertThat(s.state.restarts).isZero();
+      assertThat(s.state.handled(OperatorRequest.RESUME, "resume-2026-11-20")).isTrue();
+      s.running();
+      s.advance(Duration.ofMinutes(1));
+      assertThat(s.reconcile().deletePod()).as("the id is answered").isFalse();
+      s.resumeRequest = new Request("resume-2026-11-27", null);
+      assertThat(s.reconcile().notices()).as("a resume of a live run, after the first decision")
+          .anySatisfy(n -> assertThat(n.message()).contains("Resume request resume-2026-11-27 refused"));
+    }
+
     @Test
     void step3ExitCode42RestartsAtOnceWithoutCountingAFailure() {
       AgentSim s = sim(Specs.window(Specs.spec(), 10, "1h")).started();
