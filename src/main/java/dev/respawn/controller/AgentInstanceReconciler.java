@@ -185,12 +185,14 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     RestartPolicy policy = resolved.policy().orElse(PolicyResolver.WHILE_REFUSED);
     boolean refusalShown = refused.map(r -> writer.showsRefusal(r.reason(), r.message())).orElse(true);
     InstanceState state = StatusMapper.toState(instance.getStatus());
-    RefusedStart.retryAfterEdit(state, instance, now);
     String ns = instance.getMetadata().getNamespace();
     List<Pod> cached = List.copyOf(context.getSecondaryResources(Pod.class));
     UnwatchedPod unwatched = new UnwatchedPod(instance);
     java.util.function.Function<String, Pod> directGet = unwatched.reading(name -> context.getClient().pods()
         .inNamespace(ns).withName(name).get());
+    RefusedStart.retryAfterEdit(state, instance, now);
+    RefusedStart.retryOnceFreed(state, instance, name -> pods.get(new ResourceID(name, ns)),
+        name -> context.getClient().pods().inNamespace(ns).withName(name).get(), now);
     String uid = instance.getMetadata().getUid();
     // the current run renews the Lease its pod was given: an edit of spec.heartbeat.leaseName is for the next run
     String specLease = HeartbeatLeases.leaseName(instance);

@@ -128,6 +128,15 @@ final class PodActions {
    * name (deleted and made again, as GitOps or {@code kubectl replace --force} do): the garbage collector deletes it,
    * and a graceful stop takes up to its terminationGracePeriodSeconds; nothing to do but wait.
    */
+  /** Whether a refused start's message is {@link #inTheWay}'s for a pod of that name. */
+  static boolean heldUpBy(String message, String podName) {
+    return message != null && message.startsWith("pod " + podName + " ")
+        && (message.contains(NOT_OWNED) || message.contains(PREDECESSOR));
+  }
+
+  private static final String NOT_OWNED = "is not owned by this AgentInstance";
+  private static final String PREDECESSOR = "belongs to an earlier AgentInstance of this name";
+
   private String inTheWay(Pod existing) {
     String name = existing.getMetadata().getName();
     boolean predecessor = existing.getMetadata().getOwnerReferences() != null && existing.getMetadata()
@@ -137,15 +146,15 @@ final class PodActions {
             && HasMetadata.getKind(AgentInstance.class).equals(r.getKind())
             && instance.getMetadata().getName().equals(r.getName()));
     if (predecessor) {
-      return "pod " + name + " belongs to an earlier AgentInstance of this name (deleted; the garbage collector "
+      return "pod " + name + " " + PREDECESSOR + " (deleted; the garbage collector "
           + "deletes its pods" + (existing.getMetadata().getDeletionTimestamp() != null ? ", this one is stopping"
           : "") + "); the start is tried again until it is gone";
     }
     if (existing.getMetadata().getDeletionTimestamp() != null) {
-      return "pod " + name + " is being deleted and is not owned by this AgentInstance; the start is tried again "
+      return "pod " + name + " is being deleted and " + NOT_OWNED + "; the start is tried again "
           + "until it is gone";
     }
-    return "pod " + name + " exists and is not owned by this AgentInstance (no controller ownerReference with its "
+    return "pod " + name + " exists and " + NOT_OWNED + " (no controller ownerReference with its "
         + "UID); delete or rename that pod";
   }
 

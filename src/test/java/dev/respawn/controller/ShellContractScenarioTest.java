@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -133,6 +134,37 @@ class ShellContractScenarioTest extends MockClusterScenario {
     AgentInstance running = f.awaitInstance("again", i -> at(i, 1, Phase.Running));
     assertThat(f.pod("again-1").getMetadata().getOwnerReferences()).singleElement()
         .satisfies(o -> assertThat(o.getUid()).isEqualTo(running.getMetadata().getUid()));
+  }
+
+  /**
+   * The pod that held a refused start's name is gone: the start is made then, as a StatefulSet makes its pod again,
+   * not at the end of a retry delay that doubled while it waited (a restore, a garbage collector slow to remove an
+   * earlier instance's pod).
+   */
+  @Test
+  void aStartHeldUpByAPodOfItsNameIsMadeOnceThatPodIsGone() {
+    f.policy("fast", "backoff: {type: Linear, initialDelay: 100ms, maxDelay: 300ms}");
+    f.kubelet.script("held", Run.runForever());
+    f.client.pods().inNamespace(OperatorFixture.NS).resource(new PodBuilder().withNewMetadata().withName("held-1")
+        .withNamespace(OperatorFixture.NS).addToLabels(AgentInstance.INSTANCE_LABEL, "held")
+        .addToLabels(AgentInstance.RUN_LABEL, "1").addNewOwnerReference().withApiVersion("respawn.dev/v1alpha1")
+        .withKind("AgentInstance").withName("held").withUid("uid-of-the-old").withController(true)
+        .withBlockOwnerDeletion(true).endOwnerReference().endMetadata().withNewSpec().addNewContainer()
+        .withName("agent").withImage("registry.example/agents/coder:1.3").endContainer().endSpec().build()).create();
+    f.instance("held", "fast");
+    // refused in a row: the retry doubles (1 s, 2 s, 4 s, ...)
+    AgentInstance waiting = f.awaitInstance("held", i -> i.getStatus().lastDecision != null
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode)
+        && i.getStatus().lastDecision.delaySeconds != null && i.getStatus().lastDecision.delaySeconds >= 4);
+    Instant due = Instant.parse(waiting.getStatus().nextRestartAt);
+
+    f.client.pods().inNamespace(OperatorFixture.NS).withName("held-1").delete();
+    AgentInstance running = f.awaitInstance("held", i -> at(i, 1, Phase.Running));
+    Pod made = f.pod("held-1");
+    assertThat(made.getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo(running.getMetadata().getUid()));
+    assertThat(Instant.parse(made.getMetadata().getCreationTimestamp())).as("made before the retry %s was due", due)
+        .isBefore(due.minusSeconds(1));
   }
 
   /**
