@@ -193,6 +193,12 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
    * outcome (no time to show yet).
    */
   public Release release(DependencySettings s, String instance, Instant blamedAt, boolean probeFailed, Instant now) {
+    if (!s.fleetMember()) {
+      // an instance outside the fleet (of another namespace) is never a probe nor in the release order: the circuit
+      // counts only its own namespace, whose instances may be none, so it waits out the Open time and goes
+      Optional<Instant> at = state == CircuitState.Open ? Optional.ofNullable(halfOpenAt) : Optional.of(now);
+      return new Release(at, at.filter(t -> !now.isBefore(t)).isPresent());
+    }
     return switch (state) {
       case Open -> new Release(Optional.ofNullable(halfOpenAt), false);
       case HalfOpen -> {

@@ -41,8 +41,11 @@ final class DependencyWait {
     s.lastFailure = s.lastFailure.blamedOn(settings.name(), probe);
     boolean opens = circuit.state() == CircuitState.Closed && settings.fleetMember()
         && circuit.opensWith(settings, d.instance(), d.now);
-    if (circuit.state() == CircuitState.Closed && !opens) {
-      return false; // counted as usual (step e), and recorded for the dependency
+    if (circuit.state() == CircuitState.Closed && !opens
+        || circuit.state() == CircuitState.HalfOpen && !settings.fleetMember()) {
+      // counted as usual (step e), and recorded for the dependency; outside the fleet, in HalfOpen too (it waits for
+      // no probe: see DependencyCircuit.release)
+      return false;
     }
     InterruptionClass cls = c.interruptionClass();
     Optional<Instant> at = opens ? Optional.of(d.now.plus(settings.openDuration()))
@@ -234,7 +237,8 @@ final class DependencyWait {
     String name = s.lastFailure.dependency();
     Optional<DependencySettings> settings = d.policy.dependency(name);
     DependencyCircuit circuit = d.obs.dependency(name);
-    if (settings.isEmpty() || circuit.state() == CircuitState.Closed) {
+    if (settings.isEmpty() || circuit.state() == CircuitState.Closed
+        || circuit.state() == CircuitState.HalfOpen && !settings.get().fleetMember()) {
       return;
     }
     boolean uncounted = DependencyOpening.uncountOpener(d, circuit);
@@ -288,7 +292,9 @@ final class DependencyWait {
     DependencyCircuit circuit = d.obs.dependency(s.waitingFor);
     // a probe carried over while the circuit is Open (its run restarted by exit 42 or by hand) is a probe still
     String known = d.policy.dependency(s.waitingFor).map(dep -> known(d, dep)).orElse(d.instance());
-    if (circuit.state() != CircuitState.HalfOpen && !circuit.probes().contains(known)) {
+    // one outside the fleet is never a probe, in HalfOpen neither (DependencyCircuit.release)
+    boolean outsider = d.policy.dependency(s.waitingFor).map(dep -> !dep.fleetMember()).orElse(false);
+    if (outsider || circuit.state() != CircuitState.HalfOpen && !circuit.probes().contains(known)) {
       s.waitingFor = null;
     }
   }

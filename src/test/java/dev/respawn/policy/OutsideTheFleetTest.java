@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 /**
  * An instance served by a policy of another namespace (the operator's --default-policy NAMESPACE/NAME) is outside
  * that policy's fleet: the shared circuits count the policy's own namespace only (README). Its failures blamed on a
- * dependency never open the circuit: while it is Closed they are counted like any failure; while it is Open the
- * instance waits. A failure that "opened" a circuit no one would ever record waited openDuration each time, not
+ * dependency never open the circuit: while it is Closed or HalfOpen they are counted like any failure; while it is
+ * Open the instance waits until its halfOpenAt, never as a probe (a circuit whose namespace has no instance to
+ * probe it would hold it for good). A failure that "opened" a circuit no one would ever record waited openDuration each time, not
  * counted, so a crash loop never reached maxRetries (namespaces tester).
  */
 class OutsideTheFleetTest {
@@ -73,11 +74,21 @@ class OutsideTheFleetTest {
     // HalfOpen: the fleet's own "coder" (of the policy's namespace) is the probe
     elsewhere.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.HalfOpen, 1,
         halfOpenAt.minusSeconds(21), halfOpenAt, null, halfOpenAt, List.of("coder"), List.of(), List.of(), 1, 1));
-    assertThat(elsewhere.reconcile().start()).as("not the fleet's probe: it waits until the circuit closes")
-        .isEmpty();
-    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+    Decision halfOpen = elsewhere.reconcile();
+    assertThat(halfOpen.start()).as("it waited the Open time out and goes").isPresent();
+    assertThat(halfOpen.start().get().releasedBy()).isEmpty();
+    assertThat(elsewhere.state.waitingFor).as("it runs as no probe: the fleet's \"coder\" is the probe").isNull();
+    elsewhere.running();
+    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
+    assertThat(elsewhere.state.phase).as("a failure in HalfOpen is counted: no probe of it ends its wait")
+        .isEqualTo(Phase.Backoff);
+    assertThat(elsewhere.state.attempt).isEqualTo(1);
 
     // Closed, the fleet's "coder" last in a slow release order: the instance outside goes at once
+    elsewhere.restartAndRun();
+    elsewhere.modelApiOpen(1, elsewhere.now.minusSeconds(1));
+    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
+    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
     Instant closedAt = elsewhere.now.plusSeconds(1);
     elsewhere.now = closedAt.plusMillis(100);
     elsewhere.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Closed, 1,
@@ -86,5 +97,26 @@ class OutsideTheFleetTest {
     Decision released = elsewhere.reconcile();
     assertThat(released.start()).as("not in the fleet's release order").isPresent();
     assertThat(released.start().get().releasedBy()).as("nor held to the fleet's release rate").isEmpty();
+  }
+
+  /**
+   * The circuit counts only its own namespace, which may have no instance to probe it: an instance outside the
+   * fleet waits out the Open time and goes (its policy's status may still say Open: the fleet's writer moves it to
+   * HalfOpen only with a probe); it is not held for as long as no one of the fleet fails (tenancy tester).
+   */
+  @Test
+  void anInstanceOutsideTheFleetWaitsOutTheOpenTimeAndGoes() {
+    AgentSim elsewhere = new AgentSim(AgentSim.policy(ONE_OPENS).outsideTheFleet()).started();
+    elsewhere.modelApiOpen(1, elsewhere.now.minusSeconds(1));
+    Instant halfOpenAt = elsewhere.now.plusSeconds(29); // modelApiOpen: openedAt + 30 s
+    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
+    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+    assertThat(elsewhere.state.nextRestartAt).isEqualTo(halfOpenAt);
+    assertThat(elsewhere.last.wakeAt()).contains(halfOpenAt);
+    elsewhere.now = halfOpenAt.minusMillis(1);
+    assertThat(elsewhere.reconcile().start()).isEmpty();
+    elsewhere.now = halfOpenAt;
+    assertThat(elsewhere.reconcile().start()).as("Open still, its time out").isPresent();
+    assertThat(elsewhere.state.attempt).as("its wait was not a failure of the agent").isZero();
   }
 }
