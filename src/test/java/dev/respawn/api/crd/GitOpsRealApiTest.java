@@ -72,6 +72,12 @@ class GitOpsRealApiTest {
     client = new KubernetesClientBuilder().withConfig(config).build();
     namespace = "gitops-" + UUID.randomUUID().toString().substring(0, 8);
     applyShippedCrds();
+    // a CRD just made (a fresh server, this class first) is served a moment after: 404 until then
+    for (ResourceDefinitionContext kind : KINDS.values()) {
+      await("%s served".formatted(kind.getPlural())).atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+          .until(() -> client.genericKubernetesResources(kind).inNamespace(namespace).list() != null);
+    }
   }
 
   @BeforeEach
