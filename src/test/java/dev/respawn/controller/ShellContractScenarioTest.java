@@ -109,7 +109,8 @@ class ShellContractScenarioTest extends MockClusterScenario {
   /**
    * An instance deleted and made again under its name (GitOps, kubectl replace --force): on a cluster its old pods
    * stay until the garbage collector and their graceful stop are done. The first run waits for its name, and says
-   * why: not a stranger to delete by hand.
+   * why: not a stranger to delete by hand. Once that pod is gone the start is made, as a StatefulSet makes its pod
+   * again, not at the end of a retry delay that doubled while it waited.
    */
   @Test
   void aPodOfAnEarlierInstanceOfTheSameNameIsWaitedForAndSaidSo() {
@@ -123,44 +124,19 @@ class ShellContractScenarioTest extends MockClusterScenario {
         .withName("agent").withImage("registry.example/agents/coder:1.3").endContainer().endSpec().build()).create();
     f.instance("again", "fast");
 
+    // refused in a row: the retry doubles (1 s, 2 s, 4 s, ...)
     AgentInstance waiting = f.awaitInstance("again", i -> i.getStatus().lastDecision != null
-        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode));
+        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode)
+        && i.getStatus().lastDecision.delaySeconds != null && i.getStatus().lastDecision.delaySeconds >= 4);
     assertThat(waiting.getStatus().lastDecision.message).contains("again-1",
         "belongs to an earlier AgentInstance of this name", "tried again until it is gone");
     assertThat(f.pod("again-1").getMetadata().getOwnerReferences()).singleElement()
         .satisfies(o -> assertThat(o.getUid()).isEqualTo("uid-of-the-old"));
+    Instant due = Instant.parse(waiting.getStatus().nextRestartAt);
 
     f.client.pods().inNamespace(OperatorFixture.NS).withName("again-1").delete();
     AgentInstance running = f.awaitInstance("again", i -> at(i, 1, Phase.Running));
-    assertThat(f.pod("again-1").getMetadata().getOwnerReferences()).singleElement()
-        .satisfies(o -> assertThat(o.getUid()).isEqualTo(running.getMetadata().getUid()));
-  }
-
-  /**
-   * The pod that held a refused start's name is gone: the start is made then, as a StatefulSet makes its pod again,
-   * not at the end of a retry delay that doubled while it waited (a restore, a garbage collector slow to remove an
-   * earlier instance's pod).
-   */
-  @Test
-  void aStartHeldUpByAPodOfItsNameIsMadeOnceThatPodIsGone() {
-    f.policy("fast", "backoff: {type: Linear, initialDelay: 100ms, maxDelay: 300ms}");
-    f.kubelet.script("held", Run.runForever());
-    f.client.pods().inNamespace(OperatorFixture.NS).resource(new PodBuilder().withNewMetadata().withName("held-1")
-        .withNamespace(OperatorFixture.NS).addToLabels(AgentInstance.INSTANCE_LABEL, "held")
-        .addToLabels(AgentInstance.RUN_LABEL, "1").addNewOwnerReference().withApiVersion("respawn.dev/v1alpha1")
-        .withKind("AgentInstance").withName("held").withUid("uid-of-the-old").withController(true)
-        .withBlockOwnerDeletion(true).endOwnerReference().endMetadata().withNewSpec().addNewContainer()
-        .withName("agent").withImage("registry.example/agents/coder:1.3").endContainer().endSpec().build()).create();
-    f.instance("held", "fast");
-    // refused in a row: the retry doubles (1 s, 2 s, 4 s, ...)
-    AgentInstance waiting = f.awaitInstance("held", i -> i.getStatus().lastDecision != null
-        && "spawn_failed".equals(i.getStatus().lastDecision.reasonCode)
-        && i.getStatus().lastDecision.delaySeconds != null && i.getStatus().lastDecision.delaySeconds >= 4);
-    Instant due = Instant.parse(waiting.getStatus().nextRestartAt);
-
-    f.client.pods().inNamespace(OperatorFixture.NS).withName("held-1").delete();
-    AgentInstance running = f.awaitInstance("held", i -> at(i, 1, Phase.Running));
-    Pod made = f.pod("held-1");
+    Pod made = f.pod("again-1");
     assertThat(made.getMetadata().getOwnerReferences()).singleElement()
         .satisfies(o -> assertThat(o.getUid()).isEqualTo(running.getMetadata().getUid()));
     assertThat(Instant.parse(made.getMetadata().getCreationTimestamp())).as("made before the retry %s was due", due)

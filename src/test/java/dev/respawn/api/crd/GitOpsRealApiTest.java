@@ -127,6 +127,10 @@ class GitOpsRealApiTest {
     return out;
   }
 
+  static GenericKubernetesResource firstExample(String kind) throws Exception {
+    return examples().stream().filter(r -> r.getKind().equals(kind)).findFirst().orElseThrow();
+  }
+
   static GenericKubernetesResource sync(GenericKubernetesResource desired) {
     return client.genericKubernetesResources(KINDS.get(desired.getKind())).inNamespace(namespace)
         .resource(desired).fieldManager(GITOPS).forceConflicts().serverSideApply();
@@ -168,8 +172,7 @@ class GitOpsRealApiTest {
    */
   @Test
   void theOperatorsStatusWritesAndGitOpsSyncsNeverMeet() throws Exception {
-    GenericKubernetesResource git = examples().stream().filter(r -> r.getKind().equals("AgentInstance"))
-        .findFirst().orElseThrow();
+    GenericKubernetesResource git = firstExample("AgentInstance");
     String name = git.getMetadata().getName();
     sync(copy(git));
     var instances = client.resources(AgentInstance.class).inNamespace(namespace);
@@ -231,8 +234,7 @@ class GitOpsRealApiTest {
   /** The policy's status (Accepted, instances, totalRetryTime) and a sync: no conflict, nothing reverted. */
   @Test
   void aPolicyStatusSurvivesSyncs() throws Exception {
-    GenericKubernetesResource git = examples().stream().filter(r -> r.getKind().equals("AgentRestartPolicy"))
-        .findFirst().orElseThrow();
+    GenericKubernetesResource git = firstExample("AgentRestartPolicy");
     String name = git.getMetadata().getName();
     sync(copy(git));
     var policies = client.resources(AgentRestartPolicy.class).inNamespace(namespace);
