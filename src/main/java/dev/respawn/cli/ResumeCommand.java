@@ -58,10 +58,15 @@ final class ResumeCommand extends PluginCommand {
     d.put("requested_at", requestedAt);
     d.put("phase", phase == null ? null : phase.name());
     d.put("reason", code);
-    // the operator resumes only where the policy gave up or the agent finished (terminal phases); a live or
-    // waiting instance is restarted with respawn.dev/restart (as restart warns in a terminal phase)
-    String warning = phase != null && !phase.isTerminal() ? "phase " + phase + " is not Escalated, Failed or "
-        + "Succeeded: the operator refuses a resume; use kubectl respawn restart " + name + " --reason TEXT" : null;
+    // the operator resumes only where the policy gave up or the agent finished (terminal phases), and takes a resume
+    // before the first decision as the first run's start; a live or waiting instance is restarted with
+    // respawn.dev/restart (as restart warns in a terminal phase)
+    var status = before.getStatus();
+    boolean firstRunToCome = status == null || (status.run == null || status.run == 0) && status.currentPod == null
+        && status.lastDecision == null;
+    String warning = phase != null && !phase.isTerminal() && !firstRunToCome ? "phase " + phase + " is not Escalated, "
+        + "Failed or Succeeded: the operator refuses a resume; use kubectl respawn restart " + name + " --reason TEXT"
+        : null;
     if (!await) {
       d.put("waited", false);
       d.put("message", warning != null ? "Resume requested, but " + warning

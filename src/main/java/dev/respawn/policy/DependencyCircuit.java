@@ -192,6 +192,14 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
    * was of a run that was none: one that ran through the outage) runs now; one not listed waits for a probe's
    * outcome (no time to show yet).
    */
+  /**
+   * Whether an instance outside the fleet waits for this circuit now: while it is Open, until its halfOpenAt (the
+   * policy's status may show Open a while after that: its writer moves it to HalfOpen with a probe).
+   */
+  public boolean holdsOutsiders(Instant now) {
+    return state == CircuitState.Open && (halfOpenAt == null || now.isBefore(halfOpenAt));
+  }
+
   public Release release(DependencySettings s, String instance, Instant blamedAt, boolean probeFailed, Instant now) {
     if (!s.fleetMember()) {
       // an instance outside the fleet (of another namespace) is never a probe nor in the release order: the circuit

@@ -41,10 +41,11 @@ final class DependencyWait {
     s.lastFailure = s.lastFailure.blamedOn(settings.name(), probe);
     boolean opens = circuit.state() == CircuitState.Closed && settings.fleetMember()
         && circuit.opensWith(settings, d.instance(), d.now);
-    if (circuit.state() == CircuitState.Closed && !opens
-        || circuit.state() == CircuitState.HalfOpen && !settings.fleetMember()) {
-      // counted as usual (step e), and recorded for the dependency; outside the fleet, in HalfOpen too (it waits for
-      // no probe: see DependencyCircuit.release)
+    boolean waits = settings.fleetMember() ? circuit.state() != CircuitState.Closed || opens
+        : circuit.holdsOutsiders(d.now);
+    if (!waits) {
+      // counted as usual (step e), and recorded for the dependency; outside the fleet, once the circuit's Open time
+      // is out too (it waits for no probe: see DependencyCircuit.release)
       return false;
     }
     InterruptionClass cls = c.interruptionClass();
@@ -238,7 +239,7 @@ final class DependencyWait {
     Optional<DependencySettings> settings = d.policy.dependency(name);
     DependencyCircuit circuit = d.obs.dependency(name);
     if (settings.isEmpty() || circuit.state() == CircuitState.Closed
-        || circuit.state() == CircuitState.HalfOpen && !settings.get().fleetMember()) {
+        || !settings.get().fleetMember() && !circuit.holdsOutsiders(d.now)) {
       return;
     }
     boolean uncounted = DependencyOpening.uncountOpener(d, circuit);

@@ -37,7 +37,7 @@ final class SpawnFailure {
 
   /**
    * The wait before the next try: the backoff's delay for the current attempt, at least {@link #FIRST_RETRY};
-   * doubled on each refusal in a row (a quota or a foreign pod that stays), up to the larger of maxDelay and
+   * doubled (at least {@link #FIRST_RETRY} too) on each refusal in a row (a quota or a foreign pod that stays), up to the larger of maxDelay and
    * {@link #LONGEST_RETRY}. Never zero: an Immediate backoff would otherwise retry without a wake-up.
    */
   static Duration retryDelay(DecisionDraft d) {
@@ -45,7 +45,8 @@ final class SpawnFailure {
     Duration cap = d.policy.backoff().maxDelay().compareTo(LONGEST_RETRY) > 0 ? d.policy.backoff().maxDelay()
         : LONGEST_RETRY;
     if (last != null && last.reasonCode() == ReasonCode.SPAWN_FAILED && last.delaySeconds() > 0) {
-      Duration doubled = Duration.ofMillis((long) (last.delaySeconds() * 2000));
+      // a retry made early (the spec edited, the pod in the way gone) waited less than its delay: never below 1 s
+      Duration doubled = Duration.ofMillis(Math.max((long) (last.delaySeconds() * 2000), FIRST_RETRY.toMillis()));
       return doubled.compareTo(cap) > 0 ? cap : doubled;
     }
     int attempt = Math.max(1, d.state.attempt);

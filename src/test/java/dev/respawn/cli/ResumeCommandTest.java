@@ -62,6 +62,17 @@ class ResumeCommandTest {
         "kubectl respawn restart coder").doesNotContain("a new lifecycle starts now");
   }
 
+  /** Before the first decision (its policy not there yet: Pending, no run) a resume is the first run's start. */
+  @Test
+  void resumeBeforeTheFirstRunIsSentWithoutAWarning() {
+    Instances.create(API.client(), "early", "coder", null, "{phase: Pending}");
+
+    Cli.Result json = cli("resume", "coder", "--force", "-n", "early", "-o", "json");
+
+    assertThat(json.exit()).as(json.toString()).isZero();
+    assertThat(json.json().get("message").asText()).isEqualTo("Resume requested: a new lifecycle starts now");
+  }
+
   @Test
   void aMissingInstanceIsNotFoundEvenWithoutForce() {
     Cli.Result r = cli("resume", "ghost", "-n", "force");

@@ -119,4 +119,18 @@ class OutsideTheFleetTest {
     assertThat(elsewhere.reconcile().start()).as("Open still, its time out").isPresent();
     assertThat(elsewhere.state.attempt).as("its wait was not a failure of the agent").isZero();
   }
+
+  /**
+   * The policy's status may show the circuit Open a while after its halfOpenAt (its writer moves it to HalfOpen with
+   * a probe): a failure then is counted as in HalfOpen, not released at once uncounted, again and again (review).
+   */
+  @Test
+  void aFailureAfterTheOpenTimeIsCountedThoughStatusStillSaysOpen() {
+    AgentSim elsewhere = new AgentSim(AgentSim.policy(ONE_OPENS).outsideTheFleet()).started();
+    elsewhere.modelApiOpen(1, elsewhere.now.minusSeconds(60)); // halfOpenAt 30 s ago
+    Decision d = elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
+    assertThat(d.start()).as("no restart at once").isEmpty();
+    assertThat(elsewhere.state.phase).isEqualTo(Phase.Backoff);
+    assertThat(elsewhere.state.attempt).isEqualTo(1);
+  }
 }
