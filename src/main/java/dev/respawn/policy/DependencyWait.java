@@ -83,7 +83,7 @@ final class DependencyWait {
       d.wakeAt(retry);
       return false;
     }
-    holdBackoff(d);
+    DependencyOpening.holdBackoff(d);
     if (s.phase != Phase.CircuitOpen || s.waitingFor == null) {
       return true;
     }
@@ -219,42 +219,6 @@ final class DependencyWait {
         && circuit.releaseOrder().contains(instance);
   }
 
-  /**
-   * A failure blamed on a dependency while its circuit was still Closed was counted and scheduled as
-   * usual (a Backoff, or the HalfOpen trial of the circuit breaker it opened); once the dependency's circuit
-   * is Open or HalfOpen, that instance is blamed on it like the others and waits with them (api.md §11:
-   * every instance blamed on it waits) instead of restarting into the outage. Its own circuit stays as it
-   * is: released while that is Open, it waits for its own trial time too, and that run is the trial.
-   */
-  private static void holdBackoff(DecisionDraft d) {
-    InstanceState s = d.state;
-    // the failure's restart waits in Backoff, or in CircuitOpen for the HalfOpen trial of the instance's own
-    // circuit breaker that this very failure opened (§3 j)
-    boolean ownWait = s.phase == Phase.Backoff || (s.phase == Phase.CircuitOpen && s.waitingFor == null);
-    if (!ownWait || s.lastFailure == null || s.lastFailure.dependency() == null
-        || s.lastRestart == null || s.lastRestart.kind() != RestartKind.Failure) {
-      return; // only the failure's own restart waits: a restart or resume a person asked for is acted on
-    }
-    String name = s.lastFailure.dependency();
-    Optional<DependencySettings> settings = d.policy.dependency(name);
-    DependencyCircuit circuit = d.obs.dependency(name);
-    if (settings.isEmpty() || circuit.state() == CircuitState.Closed
-        || !settings.get().fleetMember() && !circuit.holdsOutsiders(d.now)) {
-      return;
-    }
-    boolean uncounted = DependencyOpening.uncountOpener(d, circuit);
-    s.phase = Phase.CircuitOpen;
-    s.waitingFor = name;
-    Optional<Instant> at = circuit.release(settings.get(), known(d, settings.get()), s.lastFailure.at(),
-        s.lastFailure.probe(), d.now).at();
-    Duration delay = at.filter(t -> t.isAfter(d.now)).map(t -> Duration.between(d.now, t)).orElse(Duration.ZERO);
-    d.decided(DecisionAction.Wait, ReasonCode.DEPENDENCY_CIRCUIT_OPEN, s.lastDecision == null ? 0
-        : s.lastDecision.maxAttempts(), delay, s.lastFailure.interruptionClass(), null, 0, "system");
-    d.notice(Notice.normal(EventReason.RestartScheduled, "[RST] " + d.instance() + " waits for dependency " + name
-        + " (circuit " + circuit.state() + ") instead of its scheduled restart"
-        + (uncounted ? "; its failure opened that circuit: not counted as a failure of the agent" : "")
-        + at.map(t -> "; next run at " + t).orElse("")));
-  }
 
   /**
    * spec.suspend cleared on an instance that waited for a shared dependency when it was suspended (its last run

@@ -30,6 +30,13 @@ class OutsideTheFleetTest {
         openDuration: 20s
       """, AgentRestartPolicySpec.class);
 
+  /** A failure blamed on model-api while its circuit is Open (opened a second ago, halfOpenAt in 29 s): it waits. */
+  static void failsIntoTheOpenCircuit(AgentSim s) {
+    s.modelApiOpen(1, s.now.minusSeconds(1));
+    s.exit(1, "Error", "upstream model API answered HTTP 503");
+    assertThat(s.state.phase).isEqualTo(Phase.CircuitOpen);
+  }
+
   @Test
   void anInstanceOfTheFleetOpensTheCircuitWithItsFailure() {
     AgentSim own = new AgentSim(AgentSim.policy(ONE_OPENS)).started();
@@ -52,9 +59,7 @@ class OutsideTheFleetTest {
 
     // the fleet opened the circuit: the instance waits for it, not counted
     elsewhere.restartAndRun();
-    elsewhere.modelApiOpen(1, elsewhere.now.minus(Duration.ofSeconds(1)));
-    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
-    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+    failsIntoTheOpenCircuit(elsewhere);
     assertThat(elsewhere.state.attempt).isEqualTo(2);
   }
 
@@ -66,9 +71,7 @@ class OutsideTheFleetTest {
   @Test
   void aSameNamedInstanceOutsideTheFleetIsNeitherItsProbeNorInItsReleaseOrder() {
     AgentSim elsewhere = new AgentSim(AgentSim.policy(ONE_OPENS).outsideTheFleet()).started();
-    elsewhere.modelApiOpen(1, elsewhere.now.minusSeconds(1));
-    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
-    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+    failsIntoTheOpenCircuit(elsewhere);
     Instant halfOpenAt = elsewhere.now.plusSeconds(20);
     elsewhere.now = halfOpenAt.plusSeconds(1);
     // HalfOpen: the fleet's own "coder" (of the policy's namespace) is the probe
@@ -86,9 +89,7 @@ class OutsideTheFleetTest {
 
     // Closed, the fleet's "coder" last in a slow release order: the instance outside goes at once
     elsewhere.restartAndRun();
-    elsewhere.modelApiOpen(1, elsewhere.now.minusSeconds(1));
-    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
-    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+    failsIntoTheOpenCircuit(elsewhere);
     Instant closedAt = elsewhere.now.plusSeconds(1);
     elsewhere.now = closedAt.plusMillis(100);
     elsewhere.dependencies.put("model-api", new DependencyCircuit("model-api", CircuitState.Closed, 1,
@@ -107,10 +108,8 @@ class OutsideTheFleetTest {
   @Test
   void anInstanceOutsideTheFleetWaitsOutTheOpenTimeAndGoes() {
     AgentSim elsewhere = new AgentSim(AgentSim.policy(ONE_OPENS).outsideTheFleet()).started();
-    elsewhere.modelApiOpen(1, elsewhere.now.minusSeconds(1));
     Instant halfOpenAt = elsewhere.now.plusSeconds(29); // modelApiOpen: openedAt + 30 s
-    elsewhere.exit(1, "Error", "upstream model API answered HTTP 503");
-    assertThat(elsewhere.state.phase).isEqualTo(Phase.CircuitOpen);
+    failsIntoTheOpenCircuit(elsewhere);
     assertThat(elsewhere.state.nextRestartAt).isEqualTo(halfOpenAt);
     assertThat(elsewhere.last.wakeAt()).contains(halfOpenAt);
     elsewhere.now = halfOpenAt.minusMillis(1);
