@@ -123,11 +123,6 @@ final class PodActions {
     return existing;
   }
 
-  /**
-   * Why a pod that is not ours stands in the way. Most often it is the pod of an earlier AgentInstance of the same
-   * name (deleted and made again, as GitOps or {@code kubectl replace --force} do): the garbage collector deletes it,
-   * and a graceful stop takes up to its terminationGracePeriodSeconds; nothing to do but wait.
-   */
   /** Whether a refused start's message is {@link #inTheWay}'s for a pod of that name. */
   static boolean heldUpBy(String message, String podName) {
     return message != null && message.startsWith("pod " + podName + " ")
@@ -137,6 +132,11 @@ final class PodActions {
   private static final String NOT_OWNED = "is not owned by this AgentInstance";
   private static final String PREDECESSOR = "belongs to an earlier AgentInstance of this name";
 
+  /**
+   * Why a pod that is not ours stands in the way. Most often it is the pod of an earlier AgentInstance of the same
+   * name (deleted and made again, as GitOps or {@code kubectl replace --force} do): the garbage collector deletes it,
+   * and a graceful stop takes up to its terminationGracePeriodSeconds; nothing to do but wait.
+   */
   private String inTheWay(Pod existing) {
     String name = existing.getMetadata().getName();
     boolean predecessor = existing.getMetadata().getOwnerReferences() != null && existing.getMetadata()

@@ -1,10 +1,10 @@
 package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
-import io.fabric8.kubernetes.api.model.Pod;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.ReasonCode;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

@@ -186,13 +186,6 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
   }
 
   /**
-   * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt} (which ended one of its
-   * probe runs when {@code probeFailed}), may run (api.md §11). A probe whose probe run was blamed again does not
-   * run again: the circuit reopens. An instance listed as a probe whose probe run has not started yet (its failure
-   * was of a run that was none: one that ran through the outage) runs now; one not listed waits for a probe's
-   * outcome (no time to show yet).
-   */
-  /**
    * Whether an instance outside the fleet waits for this circuit now: while it is Open, until its halfOpenAt (the
    * policy's status may show Open a while after that: its writer moves it to HalfOpen with a probe).
    */
@@ -200,6 +193,13 @@ public record DependencyCircuit(String name, CircuitState state, int trips, Inst
     return state == CircuitState.Open && (halfOpenAt == null || now.isBefore(halfOpenAt));
   }
 
+  /**
+   * When {@code instance}, waiting for this dependency since its failure at {@code blamedAt} (which ended one of its
+   * probe runs when {@code probeFailed}), may run (api.md §11). A probe whose probe run was blamed again does not
+   * run again: the circuit reopens. An instance listed as a probe whose probe run has not started yet (its failure
+   * was of a run that was none: one that ran through the outage) runs now; one not listed waits for a probe's
+   * outcome (no time to show yet).
+   */
   public Release release(DependencySettings s, String instance, Instant blamedAt, boolean probeFailed, Instant now) {
     if (!s.fleetMember()) {
       // an instance outside the fleet (of another namespace) is never a probe nor in the release order: the circuit

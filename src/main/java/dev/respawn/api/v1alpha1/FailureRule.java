@@ -15,7 +15,8 @@ import io.fabric8.generator.annotation.ValidationRule;
 // later apply and the operator's status write (its InvalidSpec refusal).
 @ValidationRule(
     value = "oldSelf.hasValue() && has(oldSelf.value().cooldown) && has(self.cooldown) "
-        + "&& oldSelf.value().cooldown == self.cooldown || !has(self.cooldown) || duration(self.cooldown) >= duration('0s')",
+        + "&& oldSelf.value().cooldown == self.cooldown "
+        + "|| !has(self.cooldown) || duration(self.cooldown) >= duration('0s')",
     optionalOldSelf = true,
     message = "a failure rule's cooldown must be a duration of at most 2562047h",
     fieldPath = ".cooldown",

@@ -15,7 +15,8 @@ import io.fabric8.generator.annotation.ValidationRule;
 // later apply and the operator's status write (its InvalidSpec refusal).
 @ValidationRule(
     value = "oldSelf.hasValue() && has(oldSelf.value().startupGrace) && has(self.startupGrace) "
-        + "&& oldSelf.value().startupGrace == self.startupGrace || !has(self.startupGrace) || duration(self.startupGrace) >= duration('0s')",
+        + "&& oldSelf.value().startupGrace == self.startupGrace "
+        + "|| !has(self.startupGrace) || duration(self.startupGrace) >= duration('0s')",
     optionalOldSelf = true,
     message = "spec.heartbeat.startupGrace must be a duration of at most 2562047h",
     fieldPath = ".startupGrace",

@@ -17,28 +17,32 @@ import io.fabric8.generator.annotation.ValidationRule;
 // later apply and the operator's status write (its InvalidSpec refusal).
 @ValidationRule(
     value = "oldSelf.hasValue() && has(oldSelf.value().ToolFailure) && has(self.ToolFailure) "
-        + "&& oldSelf.value().ToolFailure == self.ToolFailure || !has(self.ToolFailure) || duration(self.ToolFailure) >= duration('0s')",
+        + "&& oldSelf.value().ToolFailure == self.ToolFailure "
+        + "|| !has(self.ToolFailure) || duration(self.ToolFailure) >= duration('0s')",
     optionalOldSelf = true,
     message = "spec.resume.cooldowns.ToolFailure must be a duration of at most 2562047h",
     fieldPath = ".ToolFailure",
     reason = "FieldValueInvalid")
 @ValidationRule(
     value = "oldSelf.hasValue() && has(oldSelf.value().Timeout) && has(self.Timeout) "
-        + "&& oldSelf.value().Timeout == self.Timeout || !has(self.Timeout) || duration(self.Timeout) >= duration('0s')",
+        + "&& oldSelf.value().Timeout == self.Timeout "
+        + "|| !has(self.Timeout) || duration(self.Timeout) >= duration('0s')",
     optionalOldSelf = true,
     message = "spec.resume.cooldowns.Timeout must be a duration of at most 2562047h",
     fieldPath = ".Timeout",
     reason = "FieldValueInvalid")
 @ValidationRule(
     value = "oldSelf.hasValue() && has(oldSelf.value().ContextReset) && has(self.ContextReset) "
-        + "&& oldSelf.value().ContextReset == self.ContextReset || !has(self.ContextReset) || duration(self.ContextReset) >= duration('0s')",
+        + "&& oldSelf.value().ContextReset == self.ContextReset "
+        + "|| !has(self.ContextReset) || duration(self.ContextReset) >= duration('0s')",
     optionalOldSelf = true,
     message = "spec.resume.cooldowns.ContextReset must be a duration of at most 2562047h",
     fieldPath = ".ContextReset",
     reason = "FieldValueInvalid")
 @ValidationRule(
     value = "oldSelf.hasValue() && has(oldSelf.value().ProcessCrash) && has(self.ProcessCrash) "
-        + "&& oldSelf.value().ProcessCrash == self.ProcessCrash || !has(self.ProcessCrash) || duration(self.ProcessCrash) >= duration('0s')",
+        + "&& oldSelf.value().ProcessCrash == self.ProcessCrash "
+        + "|| !has(self.ProcessCrash) || duration(self.ProcessCrash) >= duration('0s')",
     optionalOldSelf = true,
     message = "spec.resume.cooldowns.ProcessCrash must be a duration of at most 2562047h",
     fieldPath = ".ProcessCrash",
