@@ -2,6 +2,7 @@ package dev.respawn.cli;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.controller.StatusMapper;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -61,9 +62,7 @@ final class ResumeCommand extends PluginCommand {
     // the operator resumes only where the policy gave up or the agent finished (terminal phases), and takes a resume
     // before the first decision as the first run's start; a live or waiting instance is restarted with
     // respawn.dev/restart (as restart warns in a terminal phase)
-    var status = before.getStatus();
-    boolean firstRunToCome = status == null || (status.run == null || status.run == 0) && status.currentPod == null
-        && status.lastDecision == null;
+    boolean firstRunToCome = StatusMapper.toState(before.getStatus()).beforeFirstDecision();
     String warning = phase != null && !phase.isTerminal() && !firstRunToCome ? "phase " + phase + " is not Escalated, "
         + "Failed or Succeeded: the operator refuses a resume; use kubectl respawn restart " + name + " --reason TEXT"
         : null;

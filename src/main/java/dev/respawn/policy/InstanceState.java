@@ -92,6 +92,11 @@ public final class InstanceState {
         && Objects.equals(waitingFor, s.waitingFor);
   }
 
+  /** Whether nothing was decided for the instance yet: no run, no pod, no decision in status. */
+  public boolean beforeFirstDecision() {
+    return run == 0 && currentPod == null && lastDecision == null;
+  }
+
   /** Whether a request of this kind with this id was acted on (the last one, or one of the earlier ones). */
   public boolean handled(OperatorRequest kind, String id) {
     return id.equals(handledRequests.get(kind)) || earlierRequests.getOrDefault(kind, List.of()).contains(id);

@@ -273,11 +273,6 @@ final class OperatorActions {
     });
   }
 
-  /** Whether nothing was decided for the instance yet: no run, no pod, no decision in status. */
-  static boolean beforeFirstDecision(InstanceState s) {
-    return s.run == 0 && s.currentPod == null && s.lastDecision == null;
-  }
-
   private static String currentUid(DecisionDraft d) {
     return d.obs.pod().map(PodView::uid).orElse(null);
   }

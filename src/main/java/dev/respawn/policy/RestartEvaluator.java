@@ -70,7 +70,7 @@ public final class RestartEvaluator {
     // as it was: cleared suspend and a resume may come in one edit. An instance's first decision starts a new
     // lifecycle anyway: a resume asked for before it (or the last id of a manifest that GitOps re-creates, which
     // keeps it) is that start, as a restart asked for before it is
-    boolean resumable = s.phase.isTerminal() || OperatorActions.beforeFirstDecision(s);
+    boolean resumable = s.phase.isTerminal() || s.beforeFirstDecision();
     if (s.phase == Phase.Suspended) {
       OperatorActions.unsuspend(d);
     }
