@@ -108,14 +108,18 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   public List<EventSource<?, AgentInstance>> prepareEventSources(EventSourceContext<AgentInstance> context) {
     pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, AgentInstance.class)
         .withName("pods").withLabelSelector(AgentInstance.INSTANCE_LABEL)
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.ofPods()).orElse(null))
         .withSecondaryToPrimaryMapper(InstancesTold::of).build(), context);
     leases = new InformerEventSource<>(InformerEventSourceConfiguration.from(Lease.class, AgentInstance.class)
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<Lease>ofMetadata()).orElse(null))
         .withSecondaryToPrimaryMapper(InstancesTold::of)
         .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
     resolver = new PolicyResolver(settings, new PolicyLookup(id -> policies.get(id), context.getClient()));
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentRestartPolicy>ofMetadata())
+            .orElse(null))
         // only a spec change matters to the instances; the policy's own status (its instance count changes
         // with every instance created) must not re-reconcile every instance that uses it
         // a shared circuit's decision (state, probes, release order) matters to the instances waiting for it

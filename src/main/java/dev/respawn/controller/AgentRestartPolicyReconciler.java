@@ -73,6 +73,8 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
       EventSourceContext<AgentRestartPolicy> context) {
     instances = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentInstance.class, AgentRestartPolicy.class).withName("instances")
+        // a cache of its own: what the policies read of their instances (not their pod templates)
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.ofFleetMembers()).orElse(null))
         .withSecondaryToPrimaryMapper(this::policiesOf)
         // the way back, so that JOSDK keeps no index of policy -> instances (built from the mapper above, it
         // would keep an instance under every policy it ever used)

@@ -83,9 +83,17 @@ public final class RespawnOperator implements AutoCloseable {
     });
     this.instances = new AgentInstanceReconciler(settings, sink, gate);
     this.sink = sink;
-    operator.register(instances, c -> namespaces(c, settings));
+    operator.register(instances, c -> {
+      namespaces(c, settings);
+      TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentInstance>ofMetadata())
+          .ifPresent(c::withItemStore);
+    });
     AgentRestartPolicyReconciler policies = new AgentRestartPolicyReconciler(settings, sink, gate);
-    operator.register(policies, c -> namespaces(c, settings));
+    operator.register(policies, c -> {
+      namespaces(c, settings);
+      TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentRestartPolicy>ofMetadata())
+          .ifPresent(c::withItemStore);
+    });
   }
 
   private static void namespaces(io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<?> c,

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  * <pre>
  * -Drespawn.bench.mode=full|quick      sizes (see {@link Plan}); quick runs in a few minutes
  * -Drespawn.bench.only=reaction,scale  run only these: economy, heartbeats, reaction, mass, punctuality, outage
- *                                      (at rest, then a shared upstream's outage), churn, scale
+ *                                      (at rest, then a shared upstream's outage), churn, scale, footprint
  * -Drespawn.bench.scale=1000,5000      the scale steps
  * -Drespawn.bench.out=target/bench/results.md, -Drespawn.bench.jmh=target/jmh-result.json
  * </pre>
@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
  */
 public final class LoadHarness {
   static final List<String> ALL = List.of("economy", "heartbeats", "reaction", "mass", "punctuality", "outage",
-      "churn", "scale");
+      "churn", "scale", "footprint");
 
   private LoadHarness() {}
 
@@ -77,6 +77,9 @@ public final class LoadHarness {
     }
     if (run.contains("churn")) {
       measure(results, Churn.NAME, () -> Churn.run(plan, results));
+    }
+    if (run.contains("footprint")) {
+      measure(results, CacheFootprint.NAME, () -> CacheFootprint.run(plan, results));
     }
     if (run.contains("scale")) {
       List<Integer> sizes = plan.scaleSizes();

@@ -22,7 +22,8 @@ final class Results {
 
   /** The order of the issue: measurements not listed come last. */
   static final List<String> ORDER = List.of("decision cost", "reaction latency", "mass failure",
-      "restart punctuality", "scale", "heartbeats", "at rest", "API economy", "churn", "shared dependency");
+      "restart punctuality", "scale", "heartbeats", "at rest", "API economy", "churn", "cache footprint",
+      "shared dependency");
   static final String MET = "met";
   static final String MISSED = "**missed**";
 
