@@ -1,9 +1,12 @@
 package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.heartbeat.HeartbeatLeases;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
@@ -45,14 +48,31 @@ public final class TrimmedStore<T extends HasMetadata> implements ItemStore<T> {
     return new TrimmedStore<>(TrimmedStore::trimMetadata);
   }
 
-  /** Pods: also without the annotations the template gave them (the operator reads only its own). */
-  static TrimmedStore<Pod> ofPods() {
+  /**
+   * Pods: their status whole, and of the rest what the operator reads: its own annotations ({@value #OWN_PREFIX},
+   * not those the template gave), the names of the containers, the heartbeat Lease the run was given (its
+   * {@value HeartbeatLeases#LEASE_NAME_ENV}), the init containers' names and restart policy (sidecars). Not the
+   * rest of the template they were made from (images, env, volumes, resources), which the instance's cache holds.
+   */
+  public static TrimmedStore<Pod> ofPods() {
     return new TrimmedStore<>(pod -> {
       trimMetadata(pod);
       Map<String, String> annotations = pod.getMetadata().getAnnotations();
       if (annotations != null && !annotations.isEmpty()) {
         pod.getMetadata().setAnnotations(annotations.entrySet().stream().filter(a -> a.getKey().startsWith(OWN_PREFIX))
             .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new)));
+      }
+      PodSpec spec = pod.getSpec();
+      if (spec != null) {
+        PodSpec kept = new PodSpec();
+        kept.setContainers(spec.getContainers() == null ? null : spec.getContainers().stream()
+            .map(c -> new ContainerBuilder().withName(c.getName()).withEnv(c.getEnv() == null ? null
+                : c.getEnv().stream().filter(e -> HeartbeatLeases.LEASE_NAME_ENV.equals(e.getName())).toList())
+                .build()).toList());
+        kept.setInitContainers(spec.getInitContainers() == null ? null : spec.getInitContainers().stream()
+            .map(c -> new ContainerBuilder().withName(c.getName()).withRestartPolicy(c.getRestartPolicy()).build())
+            .toList());
+        pod.setSpec(kept);
       }
     });
   }

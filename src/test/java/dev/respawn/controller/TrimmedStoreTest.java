@@ -1,6 +1,7 @@
 package dev.respawn.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceSpec;
@@ -8,6 +9,10 @@ import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.InstanceHeartbeatSpec;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.PolicyReference;
+import dev.respawn.heartbeat.HeartbeatLeases;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -35,9 +40,18 @@ class TrimmedStoreTest {
   @Test
   void podsKeepTheOperatorsOwnAnnotationsOnly() {
     TrimmedStore<Pod> store = TrimmedStore.ofPods();
-    Pod pod = new PodBuilder().withMetadata(meta("coder-1").build()).withNewSpec().addNewContainer()
-        .withName("agent").withImage("x").endContainer().endSpec().withNewStatus().withPhase("Running").endStatus()
-        .build();
+    Pod pod = new PodBuilder().withMetadata(meta("coder-1").build()).withNewSpec()
+        .addNewInitContainer().withName("checkout").withImage("git").endInitContainer()
+        .addNewInitContainer().withName("proxy").withImage("envoy").withRestartPolicy("Always").endInitContainer()
+        .addNewContainer().withName("agent").withImage("registry.example/coder:1")
+        .addNewEnv().withName("MODEL").withValue("large").endEnv()
+        .addNewEnv().withName(HeartbeatLeases.LEASE_NAME_ENV).withValue("coder-lease").endEnv()
+        .addNewVolumeMount().withName("workspace").withMountPath("/workspace").endVolumeMount().endContainer()
+        .addNewContainer().withName("tools").withImage("tools:2").endContainer()
+        .addNewVolume().withName("workspace").withNewEmptyDir().endEmptyDir().endVolume()
+        .withServiceAccountName("coder-agent").endSpec()
+        .withNewStatus().withPhase("Running").addNewContainerStatus().withName("agent").withRestartCount(0)
+        .endContainerStatus().endStatus().build();
     String key = store.getKey(pod);
     assertThat(key).isEqualTo(Cache.metaNamespaceKeyFunc(pod));
     store.put(key, pod);
@@ -48,8 +62,21 @@ class TrimmedStoreTest {
         "respawn.dev/restart");
     assertThat(held.getMetadata().getLabels()).containsEntry(AgentInstance.INSTANCE_LABEL, "coder");
     assertThat(held.getMetadata().getUid()).isEqualTo("u-coder-1");
-    assertThat(held.getSpec().getContainers()).hasSize(1);
+    // of the spec, what the operator reads: container names, the run's Lease, which init containers are sidecars
+    assertThat(held.getSpec().getContainers()).extracting(Container::getName).containsExactly("agent", "tools");
+    assertThat(HeartbeatLeases.leaseName(null, held)).isEqualTo("coder-lease");
+    assertThat(held.getSpec().getContainers().get(0).getEnv()).extracting(EnvVar::getName)
+        .containsExactly(HeartbeatLeases.LEASE_NAME_ENV);
+    assertThat(held.getSpec().getContainers()).allSatisfy(c -> {
+      assertThat(c.getImage()).isNull();
+      assertThat(c.getVolumeMounts()).isNullOrEmpty();
+    });
+    assertThat(held.getSpec().getInitContainers()).extracting(Container::getName, Container::getRestartPolicy)
+        .containsExactly(tuple("checkout", null), tuple("proxy", "Always"));
+    assertThat(held.getSpec().getVolumes()).isNullOrEmpty();
+    assertThat(held.getSpec().getServiceAccountName()).isNull();
     assertThat(held.getStatus().getPhase()).isEqualTo("Running");
+    assertThat(held.getStatus().getContainerStatuses()).extracting(ContainerStatus::getName).containsExactly("agent");
     // the informer tells its handlers the object it stored: trimmed in place, old and new compare alike
     assertThat(held).isSameAs(pod);
     assertThat(store.size()).isEqualTo(1);
