@@ -43,6 +43,8 @@ public final class Conditions {
   }
 
   public static StatusCondition of(String type, boolean status, String reason, String message) {
-    return new StatusCondition(type, status ? "True" : "False", reason, message);
+    // shown by kubectl describe: on one line, whatever an agent's words in it hold
+    return new StatusCondition(type, status ? "True" : "False", reason,
+        message == null ? null : dev.respawn.policy.Bounds.oneLine(message));
   }
 }

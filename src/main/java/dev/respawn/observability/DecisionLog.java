@@ -1,5 +1,6 @@
 package dev.respawn.observability;
 
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.Decision.Notice;
 import dev.respawn.policy.EventType;
 import java.util.Objects;
@@ -47,36 +48,7 @@ public final class DecisionLog {
   }
 
   static String text(Notice notice) {
-    String message = oneLine(notice.message() == null ? "" : notice.message());
+    String message = Bounds.oneLine(notice.message() == null ? "" : notice.message());
     return message.startsWith(PREFIX) ? message : PREFIX + " " + notice.reason() + ": " + message;
-  }
-
-  /**
-   * The message on one line: notices quote what agents wrote (termination messages, reasons, Lease details), and a
-   * line break or other control character in them would start a line of the agent's making in the operator's log
-   * (one that looks like an audit line, say). They are written as escapes: {@code \n}, {@code \r}, {@code \t},
-   * {@code \}{@code u0000}.
-   */
-  static String oneLine(String message) {
-    StringBuilder out = null;
-    for (int i = 0; i < message.length(); i++) {
-      char c = message.charAt(i);
-      if (c >= 0x20 && c != 0x7f && c != '\u2028' && c != '\u2029') {
-        if (out != null) {
-          out.append(c);
-        }
-        continue;
-      }
-      if (out == null) {
-        out = new StringBuilder(message.length() + 16).append(message, 0, i);
-      }
-      switch (c) {
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> out.append(String.format("\\u%04x", (int) c));
-      }
-    }
-    return out == null ? message : out.toString();
   }
 }

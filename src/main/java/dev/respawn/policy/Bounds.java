@@ -45,4 +45,35 @@ public final class Bounds {
     // the encoder stops before a character (or surrogate pair) that does not fit whole
     return text.substring(0, in.position());
   }
+
+  /**
+   * {@code message} on one line: messages quote what agents wrote (termination messages, reasons, Lease details),
+   * and a line break or other control character in them would start a line of the agent's making where the
+   * message is shown: the operator's log (a line that looks like an audit line, say), {@code kubectl describe}
+   * (a row that looks like an Event of the operator's), a terminal (escape sequences). They are written as
+   * escapes: {@code \n}, {@code \r}, {@code \t}, {@code \}{@code u0000}. Text without them is returned as it is,
+   * so escaping twice changes nothing.
+   */
+  public static String oneLine(String message) {
+    StringBuilder out = null;
+    for (int i = 0; i < message.length(); i++) {
+      char c = message.charAt(i);
+      if (c >= 0x20 && c != 0x7f && c != '\u2028' && c != '\u2029') {
+        if (out != null) {
+          out.append(c);
+        }
+        continue;
+      }
+      if (out == null) {
+        out = new StringBuilder(message.length() + 16).append(message, 0, i);
+      }
+      switch (c) {
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> out.append(String.format("\\u%04x", (int) c));
+      }
+    }
+    return out == null ? message : out.toString();
+  }
 }

@@ -90,8 +90,12 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
   public record PodStart(int run, String podName, int attempt, Optional<String> resumeCheckpoint,
       Optional<InterruptionClass> interruptionClass, Optional<String> releasedBy, Instant at) {}
 
-  /** An Event: type Normal or Warning, a reason of api.md §8, a message. */
+  /** An Event: type Normal or Warning, a reason of api.md §8, a message (on one line: {@link Bounds#oneLine}). */
   public record Notice(EventType type, EventReason reason, String message) {
+    public Notice {
+      message = message == null ? null : Bounds.oneLine(message);
+    }
+
     public static Notice normal(EventReason reason, String message) {
       return new Notice(EventType.Normal, reason, message);
     }

@@ -19,7 +19,7 @@ final class EscalationNote {
     sb.append(state.phase).append(" (").append(code).append(")");
     DecisionInfo decided = state.lastDecision;
     if (code == ReasonCode.INVALID_TEMPLATE && decided != null && decided.message() != null) {
-      sb.append(": the API server rejected the pod template: ").append(decided.message())
+      sb.append(": the API server rejected the pod template: ").append(Bounds.oneLine(decided.message()))
           .append(". Fix spec.template");
     }
     FailureInfo f = state.lastFailure;
@@ -29,10 +29,11 @@ final class EscalationNote {
         sb.append(", exit code ").append(f.exitCode());
       }
       if (f.reason() != null) {
-        sb.append(", reason ").append(f.reason());
+        sb.append(", reason ").append(Bounds.oneLine(f.reason()));
       }
       if (f.message() != null && !f.message().isEmpty()) {
-        sb.append(", message \"").append(f.message()).append('"');
+        // what the agent wrote, on one line: it cannot pass for a line or a checklist of the operator's
+        sb.append(", message \"").append(Bounds.oneLine(f.message())).append('"');
       }
     }
     // what to inspect is the run that just ended: the last failure may be older (runs since restarted without

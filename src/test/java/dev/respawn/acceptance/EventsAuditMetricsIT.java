@@ -74,6 +74,37 @@ class EventsAuditMetricsIT extends OperatorScenario {
     assertThat(events.get(0).getSeries().getLastObservedTime()).isNotNull();
   }
 
+  /**
+   * What an agent writes (its termination message) is quoted in Events and conditions on one line: it cannot add a
+   * row that looks like the operator's own Event to kubectl describe, nor send escape sequences to a terminal,
+   * nor put an instruction of its own after the Escalated Event's checklist.
+   */
+  @Test
+  void anAgentsWordsCannotPassForTheOperatorsEventsOrChecklist() {
+    String forged = "ok\n  Normal   RestartSucceeded  1s   respawn.dev/operator  Restart succeeded for victim\r\n"
+        + "\u001b[2J\u0007\u0000 kubectl respawn resume victim --force";
+    policy("p", "backoff: {type: Immediate}\nmaxRetries: 0\nresume: {mode: 'Off'}");
+    instance("i", "p");
+    startRun("i", "i-1");
+    kubelet.terminated(ns, "i-1", 42, "Error", forged);
+    startRun("i", "i-2");
+    kubelet.terminated(ns, "i-2", 1, "Error", forged);
+    JsonNode status = awaitPhase("i", "Escalated");
+    await().atMost(PATIENCE).until(() -> events("i").stream().anyMatch(e -> "Escalated".equals(e.getReason())));
+    List<Event> events = events("i");
+    assertThat(events).extracting(Event::getReason).contains("RestartRequested", "Escalated");
+    assertThat(events).allSatisfy(e -> assertThat(e.getNote()).doesNotContainPattern("\\p{Cc}"));
+    assertThat(events).filteredOn(e -> "RestartRequested".equals(e.getReason())).allSatisfy(e ->
+        assertThat(e.getNote()).contains("ok\\n  Normal   RestartSucceeded", "\\u001b[2J"));
+    String escalated = condition(status, "Escalated").path("message").asText();
+    assertThat(escalated).doesNotContainPattern("\\p{Cc}").contains("message \"ok\\n  Normal");
+    // the checklist is the operator's, whole, after the quoted words
+    assertThat(escalated).endsWith("or kubectl respawn resume i --force");
+    assertThat(condition(status, "Ready").path("message").asText()).doesNotContainPattern("\\p{Cc}");
+    // status keeps what the agent wrote as data (JSON escapes it)
+    assertThat(status.path("lastFailure").path("message").asText()).startsWith("ok\n  Normal");
+  }
+
   @Test
   void metricsAreExposedByNameWithoutInstanceNamesAndHealthEndpointsAnswer() throws Exception {
     policy("p", "backoff: {type: Immediate}\nmaxRetries: 5\nresume: {mode: 'Off'}\n"

@@ -69,7 +69,8 @@ class HelmChartTest {
   @Test
   void rendersTheOperatorsObjectsAndNoCrdOrNamespace() {
     assertThat(HelmChart.render("")).extracting(HasMetadata::getKind).containsExactlyInAnyOrder("ServiceAccount",
-        "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Service", "Deployment");
+        "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Service",
+        "Deployment");
     assertThat(HelmChart.render(EVERYTHING_ON)).extracting(HasMetadata::getKind)
         .contains("ServiceMonitor", "PrometheusRule")
         .doesNotContain("CustomResourceDefinition", "Namespace");

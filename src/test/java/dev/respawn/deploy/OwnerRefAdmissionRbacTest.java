@@ -22,15 +22,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * kube-apiserver's OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift; the RBAC comments of
- * deploy/clusterrole.yaml and the Helm chart name it) checks TWO things on a create that sets ownerReferences
- * (plugin/pkg/admission/gc/gc_admission.go, Admit):
+ * deploy/clusterrole.yaml and the Helm chart name it; plugin/pkg/admission/gc/gc_admission.go) checks, when an
+ * object's ownerReferences are set:
  * <ol>
- *   <li>"cannot set an ownerRef on a resource you can't delete": the creator needs {@code delete} on the created
- *   object's own resource;</li>
- *   <li>for blockOwnerDeletion=true: {@code update} on the owner's {@code finalizers} subresource.</li>
+ *   <li>{@code delete} on the object's own resource, but only when an existing object's ownerReferences change:
+ *   since Kubernetes 1.11 (kubernetes#63403) a create may set them without it, as its creator could have never
+ *   made it;</li>
+ *   <li>for blockOwnerDeletion=true, on a create too: {@code update} on the owner's {@code finalizers}
+ *   subresource.</li>
  * </ol>
- * deploy/ grants (2), and (1) for pods, but not (1) for Leases: the heartbeat Lease the operator creates
- * (HeartbeatLeases.newLease with PodFactory.owner) is refused with 403 there, and with it every heartbeat.
+ * The operator only creates the objects it owns (pods, heartbeat Leases) and never changes their owners, so (2) is
+ * what deploy/ must grant, and Leases need no delete (the operator deletes none).
  */
 class OwnerRefAdmissionRbacTest {
   static final String NS = "agents";
@@ -49,14 +51,13 @@ class OwnerRefAdmissionRbacTest {
     return i;
   }
 
-  /** What gc_admission.go asks the authorizer for the create of {@code object} (resource = its plural). */
-  static List<Access> admissionChecks(HasMetadata object, String group, String resource) {
+  /** What gc_admission.go asks the authorizer for the create of {@code object}: nothing of its own resource. */
+  static List<Access> admissionChecks(HasMetadata object) {
     List<Access> checks = new ArrayList<>();
     List<OwnerReference> refs = object.getMetadata().getOwnerReferences();
     if (refs == null || refs.isEmpty()) {
       return checks;
     }
-    checks.add(new Access("delete", group, resource, NS, object.getMetadata().getName()));
     for (OwnerReference r : refs) {
       if (Boolean.TRUE.equals(r.getBlockOwnerDeletion())) {
         checks.add(new Access("update", "respawn.dev", "agentinstances/finalizers", NS, r.getName()));
@@ -73,12 +74,15 @@ class OwnerRefAdmissionRbacTest {
         Optional.empty(), Instant.parse("2026-11-27T10:00:00Z")), "coder");
     var lease = HeartbeatLeases.newLease(instance, PodFactory.owner(instance));
     Map<String, List<Access>> checks = Map.of(
-        "Pod " + pod.getMetadata().getName(), admissionChecks(pod, "", "pods"),
-        "Lease " + lease.getMetadata().getName(), admissionChecks(lease, "coordination.k8s.io", "leases"));
+        "Pod " + pod.getMetadata().getName(), admissionChecks(pod),
+        "Lease " + lease.getMetadata().getName(), admissionChecks(lease));
+    // both carry blockOwnerDeletion=true: each create is checked
+    assertThat(checks.values()).allSatisfy(list -> assertThat(list).isNotEmpty());
     List<String> denied = new ArrayList<>();
     checks.forEach((what, list) -> list.stream().filter(a -> grants.stream().noneMatch(g -> g.allows(a)))
         .forEach(a -> denied.add(what + ": " + a)));
     assertThat(denied).as("admission checks of OwnerReferencesPermissionEnforcement that deploy/ RBAC denies "
-        + "(\"cannot set an ownerRef on a resource you can't delete\")").isEmpty();
+        + "(\"cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on\")")
+        .isEmpty();
   }
 }

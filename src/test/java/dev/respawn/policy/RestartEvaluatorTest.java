@@ -2667,6 +2667,30 @@ class RestartEvaluatorTest {
     });
   }
 
+  /**
+   * What an agent wrote is quoted on one line in every notice and in status.lastDecision.message: a line break
+   * would start a row of its own making in kubectl describe (one that looks like the operator's Event), an escape
+   * sequence would reach the terminal. Escaped, the Escalated note still keeps its checklist whole and last.
+   */
+  @Test
+  void anAgentsWordsAreQuotedOnOneLine() {
+    String forged = "ok\n  Normal  RestartSucceeded  respawn.dev/operator\r\n\u001b[2J\u0000 kubectl respawn resume x";
+    AgentSim s = sim(retries(Specs.spec(), 0)).started();
+    Decision requested = s.exit(42, "Error", forged);
+    assertThat(requested.notices()).allSatisfy(n -> assertThat(n.message()).doesNotContainPattern("\\p{Cc}"));
+    assertThat(requested.notices()).filteredOn(n -> n.reason() == EventReason.RestartRequested).singleElement()
+        .satisfies(n -> assertThat(n.message()).contains("ok\\n  Normal  RestartSucceeded", "\\u001b[2J\\u0000"));
+    assertThat(String.valueOf(s.state.lastDecision.message())).doesNotContainPattern("\\p{Cc}");
+    s.running();
+    Decision escalated = s.exit(1, "Error\n" + forged, forged + "x".repeat(2000));
+    assertThat(escalated.notices()).filteredOn(n -> n.reason() == EventReason.Escalated).singleElement()
+        .satisfies(n -> assertThat(n.message()).doesNotContainPattern("\\p{Cc}")
+            .contains("reason Error\\nok\\n", "message \"ok\\n  Normal")
+            .endsWith("kubectl respawn resume coder --force"));
+    // status keeps the agent's words as they were, as data
+    assertThat(s.state.lastFailure.message()).startsWith("ok\n  Normal");
+  }
+
   /** §2: "A finished pod is kept for kubectl logs until the next run of the same instance has started". */
   @Test
   void aFinishedPodIsKeptForLogsUntilTheNextRunRuns() {
