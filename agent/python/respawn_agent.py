@@ -6,7 +6,7 @@ the Kubernetes API with the pod's service account and needs only what the exampl
 get, update and patch on the instance's heartbeat Lease.
 
     from respawn_agent import Agent
-    agent = Agent()                               # RESPAWN_* env, the service account, HOSTNAME
+    agent = Agent()                               # RESPAWN_* env (RESPAWN_POD_NAME: the holder), the service account
     with agent.heartbeats(period=10):             # renews the Lease every 10 s in the background
         agent.checkpoint("step-3", status="in_progress", idempotent=True)
         ...
@@ -134,7 +134,7 @@ class Agent:
         self.token = token if token is not None else env.get("RESPAWN_TOKEN") or _read(token_file)
         self.namespace = namespace or env.get("RESPAWN_NAMESPACE") or _read(SERVICE_ACCOUNT + "/namespace")
         self.lease_name = lease_name or env.get("RESPAWN_LEASE_NAME") or env.get("RESPAWN_INSTANCE")
-        self.pod_name = pod_name or env.get("POD_NAME") or env.get("HOSTNAME")
+        self.pod_name = pod_name or env.get("RESPAWN_POD_NAME") or env.get("POD_NAME") or env.get("HOSTNAME")
         self.run = env.get("RESPAWN_RUN")
         self.termination_log = termination_log or env.get("RESPAWN_TERMINATION_LOG", "/dev/termination-log")
         self.retries = retries
@@ -143,7 +143,7 @@ class Agent:
                                               self.api_url), ("the namespace (RESPAWN_NAMESPACE or the service "
                                               "account's namespace file)", self.namespace),
                                              ("the Lease name (RESPAWN_LEASE_NAME)", self.lease_name),
-                                             ("the pod name (POD_NAME or HOSTNAME)", self.pod_name)) if not value]
+                                             ("the pod name (RESPAWN_POD_NAME, POD_NAME or HOSTNAME)", self.pod_name)) if not value]
         if missing:
             raise RespawnError("cannot reach the heartbeat Lease: missing " + ", ".join(missing)
                                + "; inside a Respawn pod these come from the RESPAWN_* env and the service account")

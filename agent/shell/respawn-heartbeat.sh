@@ -10,7 +10,7 @@ API=${RESPAWN_API_URL:-https://${KUBERNETES_SERVICE_HOST:?not in a pod: set RESP
 TOKEN=${RESPAWN_TOKEN:-$(cat "$SA/token")}
 NS=${RESPAWN_NAMESPACE:-$(cat "$SA/namespace")}
 LEASE=${RESPAWN_LEASE_NAME:?RESPAWN_LEASE_NAME is not set: is this a Respawn pod?}
-POD=${POD_NAME:-${HOSTNAME:?set POD_NAME or HOSTNAME to the name of this pod}}
+POD=${RESPAWN_POD_NAME:-${POD_NAME:-${HOSTNAME:?set RESPAWN_POD_NAME (the operator does) or POD_NAME to the name of this pod}}}
 VERDICT=${1:-Healthy}
 DETAIL=${2:-}
 case "$VERDICT" in Healthy|Stalled|Crashed|Ambiguous) ;; *) echo "verdict must be Healthy, Stalled, Crashed or Ambiguous, not $VERDICT" >&2; exit 2 ;; esac

@@ -96,6 +96,8 @@ public final class PodFactory {
     List<EnvVar> env = new ArrayList<>();
     env.add(new EnvVar("RESPAWN_INSTANCE", instance.getMetadata().getName(), null));
     env.add(new EnvVar("RESPAWN_RUN", Integer.toString(start.run()), null));
+    // the Lease's holder: HOSTNAME is not it when the kubelet cut a pod name over 63 characters, or spec.hostname
+    env.add(new EnvVar("RESPAWN_POD_NAME", start.podName(), null));
     env.add(new EnvVar("RESPAWN_ATTEMPT", Integer.toString(start.attempt()), null));
     env.add(new EnvVar(HeartbeatLeases.LEASE_NAME_ENV, leaseName, null));
     String task = instance.getSpec().task;

@@ -30,7 +30,7 @@ class ShellHeartbeatRecipeTest {
     b.environment().put("RESPAWN_TOKEN", "test-token");
     b.environment().put("RESPAWN_NAMESPACE", MockApi.NAMESPACE);
     b.environment().put("RESPAWN_LEASE_NAME", lease);
-    b.environment().put("POD_NAME", lease + "-4");
+    b.environment().put("RESPAWN_POD_NAME", lease + "-4");
     Path err = Files.createTempFile("recipe", ".err");
     Process p = b.redirectErrorStream(false).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .start();

@@ -123,7 +123,7 @@ class PodFactoryTest {
     Map<String, String> env = pod.getSpec().getContainers().get(0).getEnv().stream()
         .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
     assertThat(env).containsEntry("RESPAWN_INSTANCE", "coder").containsEntry("RESPAWN_RUN", "3")
-        .containsEntry("RESPAWN_ATTEMPT", "2").containsEntry("RESPAWN_LEASE_NAME", "coder-beat")
+        .containsEntry("RESPAWN_POD_NAME", pod.getMetadata().getName()).containsEntry("RESPAWN_ATTEMPT", "2").containsEntry("RESPAWN_LEASE_NAME", "coder-beat")
         .containsEntry("RESPAWN_TASK", "TASK-31-1").doesNotContainKeys("RESPAWN_RESUME_CHECKPOINT",
             "RESPAWN_INTERRUPTION_CLASS");
   }

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the agent helper {@code agent/python/respawn_agent.py} as a real process, as an agent's pod would,
- * with the env a pod of Respawn gets (RESPAWN_LEASE_NAME, POD_NAME) and the API server given by
+ * with the env a pod of Respawn gets (RESPAWN_LEASE_NAME, RESPAWN_POD_NAME) and the API server given by
  * RESPAWN_API_URL and RESPAWN_NAMESPACE instead of the service account's files.
  */
 public final class PythonAgent {
@@ -31,14 +31,14 @@ public final class PythonAgent {
     env.put("RESPAWN_API_URL", apiUrl);
     env.put("RESPAWN_NAMESPACE", namespace);
     env.put("RESPAWN_LEASE_NAME", leaseName);
-    env.put("POD_NAME", podName);
+    env.put("RESPAWN_POD_NAME", podName);
     env.put("RESPAWN_TOKEN", "test-token");
   }
 
   /** The same agent with one more (or another) environment variable. */
   public PythonAgent with(String key, String value) {
     PythonAgent copy = new PythonAgent(env.get("RESPAWN_API_URL"), env.get("RESPAWN_NAMESPACE"),
-        env.get("RESPAWN_LEASE_NAME"), env.get("POD_NAME"));
+        env.get("RESPAWN_LEASE_NAME"), env.get("RESPAWN_POD_NAME"));
     copy.env.putAll(env);
     copy.env.put(key, value);
     return copy;
