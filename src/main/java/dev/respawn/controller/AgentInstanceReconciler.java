@@ -174,7 +174,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     Optional<Refused> refused = Optional.empty();
     if (!unreadable.isEmpty()) {
       // fields of the wrong JSON type (the schema was bypassed): refused, like an invalid policy
-      refused = Optional.of(new Refused(Refusal.InvalidSpec, Bounds.truncateUtf8("AgentInstance "
+      refused = Optional.of(new Refused(Refusal.InvalidSpec, Bounds.oneLine("AgentInstance "
           + instance.getMetadata().getName() + " is invalid: " + unreadable + "; nothing is restarted until it is fixed",
           Bounds.MESSAGE_BYTES)));
     } else if (resolved.policy().isEmpty()) {

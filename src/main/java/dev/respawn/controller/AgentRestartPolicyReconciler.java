@@ -143,7 +143,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
         accepted = Conditions.of("Accepted", true, "Valid", "the policy is valid");
       }
     } catch (PolicyInvalidException e) {
-      String message = Bounds.truncateUtf8(unreadable.isEmpty() ? e.getMessage()
+      String message = Bounds.oneLine(unreadable.isEmpty() ? e.getMessage()
           : e.getMessage().isEmpty() ? unreadable : unreadable + "; " + e.getMessage(), Bounds.MESSAGE_BYTES);
       rejected = Refusal.InvalidSpec;
       accepted = Conditions.of("Accepted", false, rejected.name(), message);

@@ -242,11 +242,10 @@ final class PodActions {
           PodFactory.owner(instance))).create());
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
-        // a Lease of that name exists but the informer does not show it: it lacks the instance label. Ours (the
-        // controller ownerReference says so) when the agent wrote it back without the label: labelled again
-        Optional<Lease> ours = relabelOwn(name);
-        if (ours.isPresent()) {
-          return ours;
+        // a Lease of that name exists but the informer does not show it: it lacks the instance label
+        UnlabelledLease.Result found = UnlabelledLease.relabel(client, instance, name);
+        if (found.outcome() != UnlabelledLease.Outcome.NOT_OURS) {
+          return found.lease(); // ours: labelled again, or tried again with the next create
         }
         // not ours: never touched; the agent's renewals of it are not seen
         leases.heldByAnother(uid, name, run);
@@ -258,32 +257,6 @@ final class PodActions {
           : e.getMessage());
     }
     return Optional.empty();
-  }
-
-  /**
-   * The Lease {@code name} labelled again, if this instance is its controller owner: an agent that wrote its Lease
-   * back whole without the operator's label would otherwise go unheard for ever (the informer selects by the
-   * label). Read by a list of that name (the RBAC grants list, not get); the label is added with the read version.
-   */
-  private Optional<Lease> relabelOwn(String name) {
-    try {
-      Optional<Lease> found = client.leases().inNamespace(namespace()).withField("metadata.name", name).list()
-          .getItems().stream().filter(l -> instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(l)))
-          .findFirst();
-      if (found.isEmpty()) {
-        return Optional.empty();
-      }
-      String label = "{\"metadata\":{\"resourceVersion\":\"" + found.get().getMetadata().getResourceVersion()
-          + "\",\"labels\":{\"" + AgentInstance.INSTANCE_LABEL + "\":\"" + instance.getMetadata().getName() + "\"}}}";
-      Lease relabelled = client.leases().inNamespace(namespace()).resource(found.get())
-          .patch(PatchContext.of(PatchType.JSON_MERGE), label);
-      LOG.info("Heartbeat Lease {}/{} had lost its {} label: labelled again (it is this instance's)", namespace(),
-          name, AgentInstance.INSTANCE_LABEL);
-      return Optional.of(relabelled);
-    } catch (KubernetesClientException e) {
-      LOG.debug("Could not label Lease {}/{} again: {}", namespace(), name, e.getMessage());
-      return Optional.empty();
-    }
   }
 
   private String namespace() {

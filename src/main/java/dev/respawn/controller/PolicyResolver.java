@@ -106,7 +106,7 @@ public final class PolicyResolver {
   }
 
   private static Resolved refused(AgentRestartPolicy policy, String why) {
-    return Resolved.refused(Refusal.PolicyInvalid, Bounds.truncateUtf8("AgentRestartPolicy " + policy.getMetadata().getName()
+    return Resolved.refused(Refusal.PolicyInvalid, Bounds.oneLine("AgentRestartPolicy " + policy.getMetadata().getName()
         + " is invalid: " + why, Bounds.MESSAGE_BYTES));
   }
 

@@ -150,7 +150,7 @@ public final class KubeEventRecorder {
 
   /** A decision's notice that happened {@code at}, to be written by {@link EventAttempt#write()}, tried again if need be. */
   EventAttempt attempt(HasMetadata regarding, HasMetadata related, Notice notice, Instant at) {
-    String note = Bounds.truncateUtf8(notice.message() == null ? "" : notice.message(), NOTE_BYTES);
+    String note = Bounds.oneLine(notice.message() == null ? "" : notice.message(), NOTE_BYTES);
     ObjectReference regardingRef = EventWriter.reference(regarding);
     String objectKey = regardingRef.getUid() != null ? regardingRef.getUid()
         : regardingRef.getNamespace() + "/" + regardingRef.getName();

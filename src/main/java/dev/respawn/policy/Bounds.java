@@ -76,4 +76,24 @@ public final class Bounds {
     }
     return out == null ? message : out.toString();
   }
+
+  /**
+   * {@code text} on one line ({@link #oneLine(String)}), then cut to {@code maxBytes} of UTF-8 without ending inside
+   * an escape: what is written this way reads back the same after {@link #truncateUtf8} to the same bound.
+   */
+  public static String oneLine(String text, int maxBytes) {
+    if (text == null) {
+      return null;
+    }
+    String escaped = oneLine(text);
+    String cut = truncateUtf8(escaped, maxBytes);
+    int slash = cut.lastIndexOf('\\');
+    if (cut.length() < escaped.length() && slash >= 0 && slash >= cut.length() - 5) {
+      int escapeLength = escaped.startsWith("\\u", slash) ? 6 : 2;
+      if (slash + escapeLength > cut.length()) {
+        cut = cut.substring(0, slash);
+      }
+    }
+    return cut;
+  }
 }

@@ -115,7 +115,7 @@ final class DecisionDraft {
   void explain(String message) {
     DecisionInfo d = state.lastDecision;
     state.lastDecision = new DecisionInfo(d.action(), d.reasonCode(), d.attempt(), d.maxAttempts(), d.finalAttempt(),
-        d.delaySeconds(), d.at(), message == null ? null : Bounds.oneLine(message));
+        d.delaySeconds(), d.at(), Bounds.oneLine(message, Bounds.MESSAGE_BYTES));
   }
 
   /** Records the ending of the current run in status.history (keyed by pod UID: counted once). */

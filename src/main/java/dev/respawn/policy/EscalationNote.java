@@ -49,6 +49,6 @@ final class EscalationNote {
         + " respawn.dev/resume=<id> --overwrite, or kubectl respawn resume " + instance + " --force";
     // an Event's note holds 1024 bytes: the failure's context gives way, the checklist is always whole
     int room = Math.max(0, BYTES - checklist.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
-    return Bounds.truncateUtf8(sb.toString(), room) + checklist;
+    return Bounds.oneLine(sb.toString(), room) + checklist;
   }
 }

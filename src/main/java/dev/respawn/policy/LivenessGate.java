@@ -68,7 +68,7 @@ public final class LivenessGate {
     InstanceState.DecisionInfo decided = s.lastDecision;
     if (decided != null && decided.reasonCode() == ReasonCode.SPAWN_FAILED && decided.message() != null) {
       // why no pod runs (a quota, a foreign pod holding the name) belongs where kubectl describe shows it
-      return new Liveness(false, POD_NOT_RUNNING, Bounds.truncateUtf8("the pod could not be created: "
+      return new Liveness(false, POD_NOT_RUNNING, Bounds.oneLine("the pod could not be created: "
           + decided.message() + "; " + next, Bounds.MESSAGE_BYTES));
     }
     return new Liveness(false, POD_NOT_RUNNING, next);

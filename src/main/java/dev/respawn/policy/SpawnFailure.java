@@ -16,7 +16,8 @@ final class SpawnFailure {
   private SpawnFailure() {}
 
   static void apply(DecisionDraft d, boolean invalidTemplate, String message) {
-    String why = Bounds.truncateUtf8(message, Bounds.MESSAGE_BYTES);
+    // the API server's words (an admission webhook's may run over lines), on one line within status's bound
+    String why = Bounds.oneLine(message, Bounds.MESSAGE_BYTES);
     if (invalidTemplate) {
       d.decided(DecisionAction.Fail, ReasonCode.INVALID_TEMPLATE, d.sequenceMaxAttempts(), Duration.ZERO, null, null, 0,
           "system");

@@ -82,13 +82,7 @@ class HeartbeatScenarioTest extends MockClusterScenario {
    */
   @Test
   void anOwnLeaseThatLostItsLabelIsLabelledAgainAndTheRunGoesOn() {
-    f.policy("hb", """
-        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        heartbeat: {timeout: 1s}
-        """);
-    f.kubelet.script("relabel", Run.runForever().heartbeat(Duration.ofMillis(100)));
-    AgentInstance created = f.instance("relabel", "hb");
-    f.awaitInstance("relabel", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    AgentInstance created = f.healthyHeartbeatingRun("relabel");
     f.client.leases().inNamespace(OperatorFixture.NS).withName("relabel").edit(l -> {
       l.getMetadata().setLabels(new java.util.HashMap<>());
       return l;
@@ -96,8 +90,7 @@ class HeartbeatScenarioTest extends MockClusterScenario {
     await().atMost(OperatorFixture.AT_MOST).untilAsserted(() -> assertThat(f.lease("relabel").getMetadata()
         .getLabels()).containsEntry("respawn.dev/instance", "relabel"));
     // the run is heard throughout: still run 1, healthy, for three heartbeat timeouts
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
-        .until(() -> at(f.get("relabel"), 1, Phase.Running));
+    f.holdsFor(Duration.ofSeconds(3), () -> f.get("relabel"), i -> at(i, 1, Phase.Running));
     assertThat(f.podsEverCreated("relabel")).containsExactly("relabel-1");
     assertThat(f.lease("relabel").getMetadata().getOwnerReferences()).singleElement()
         .satisfies(o -> assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid()));

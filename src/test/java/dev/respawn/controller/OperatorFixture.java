@@ -244,6 +244,21 @@ final class OperatorFixture implements AutoCloseable {
   }
 
   /** Waits until {@code condition} has held for the whole of {@code period} (bounded). */
+  /**
+   * Policy "hb" (heartbeat timeout 1 s, quick backoff) and an instance of it whose run renews every 100 ms, once
+   * its first run is Running and Healthy; the instance as created.
+   */
+  AgentInstance healthyHeartbeatingRun(String name) {
+    policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 1s}
+        """);
+    kubelet.script(name, dev.respawn.sandbox.Run.runForever().heartbeat(Duration.ofMillis(100)));
+    AgentInstance created = instance(name, "hb");
+    awaitInstance(name, i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    return created;
+  }
+
   <T> T holdsFor(Duration period, Supplier<T> value, Predicate<T> condition) {
     return await().during(period).atMost(period.plus(AT_MOST)).pollInterval(Duration.ofMillis(50))
         .until(value::get, condition);

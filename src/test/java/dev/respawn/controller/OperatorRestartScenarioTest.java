@@ -104,13 +104,7 @@ class OperatorRestartScenarioTest extends MockClusterScenario {
 
   @Test
   void aHeartbeatingRunSurvivesAnOperatorRestart() {
-    f.policy("hb", """
-        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        heartbeat: {timeout: 1s}
-        """);
-    f.kubelet.script("steady", Run.runForever().heartbeat(Duration.ofMillis(100)));
-    f.instance("steady", "hb");
-    f.awaitInstance("steady", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.healthyHeartbeatingRun("steady");
     f.restartOperator();
     // well past the heartbeat timeout: the new operator judges the renewals it sees itself
     AgentInstance steady = f.holdsFor(Duration.ofMillis(2500), () -> f.get("steady"),

@@ -57,4 +57,21 @@ class BoundsTest {
     assertThat(Bounds.fitsUtf8("c".repeat(257), Bounds.CHECKPOINT_BYTES)).isFalse();
     assertThat(Bounds.fitsUtf8("é".repeat(129), Bounds.CHECKPOINT_BYTES)).as("258 bytes in 129 characters").isFalse();
   }
+
+  /** Escaped, then cut: within the bound, never ending inside an escape, the same when cut again to it. */
+  @Test
+  void oneLineWithinABoundEndsOnAWholeEscape() {
+    String text = "denied by policy require-labels:\n" + "x".repeat(490) + "\u001b[31mred\n\tmore";
+    for (int max = 500; max <= 560; max++) {
+      String line = Bounds.oneLine(text, max);
+      assertThat(line.getBytes(StandardCharsets.UTF_8).length).as("bytes at %d", max).isLessThanOrEqualTo(max);
+      assertThat(line).doesNotContainPattern("\\p{Cc}");
+      assertThat(line).as("at %d", max).doesNotEndWith("\\").doesNotEndWith("\\u").doesNotEndWith("\\u00")
+          .doesNotEndWith("\\u001");
+      assertThat(Bounds.truncateUtf8(line, max)).isEqualTo(line);
+      assertThat(Bounds.oneLine(line, max)).as("escaping twice changes nothing").isEqualTo(line);
+    }
+    assertThat(Bounds.oneLine(text, 4096)).endsWith("\\u001b[31mred\\n\\tmore");
+    assertThat(Bounds.oneLine(null, 10)).isNull();
+  }
 }

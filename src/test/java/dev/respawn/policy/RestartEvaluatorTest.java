@@ -2680,7 +2680,6 @@ class RestartEvaluatorTest {
     assertThat(requested.notices()).allSatisfy(n -> assertThat(n.message()).doesNotContainPattern("\\p{Cc}"));
     assertThat(requested.notices()).filteredOn(n -> n.reason() == EventReason.RestartRequested).singleElement()
         .satisfies(n -> assertThat(n.message()).contains("ok\\n  Normal  RestartSucceeded", "\\u001b[2J\\u0000"));
-    assertThat(String.valueOf(s.state.lastDecision.message())).doesNotContainPattern("\\p{Cc}");
     s.running();
     Decision escalated = s.exit(1, "Error\n" + forged, forged + "x".repeat(2000));
     assertThat(escalated.notices()).filteredOn(n -> n.reason() == EventReason.Escalated).singleElement()
@@ -2689,6 +2688,24 @@ class RestartEvaluatorTest {
             .endsWith("kubectl respawn resume coder --force"));
     // status keeps the agent's words as they were, as data
     assertThat(s.state.lastFailure.message()).startsWith("ok\n  Normal");
+  }
+
+  /**
+   * An admission webhook's refusal over several lines (as policy engines write them) is status.lastDecision.message
+   * and the RestartFailed note on one line, within 512 bytes, so that status reads back as written (api.md §9, §12).
+   */
+  @Test
+  void aRefusalOverSeveralLinesIsRecordedOnOneLineWithinItsBound() {
+    AgentSim s = sim(Specs.spec());
+    String why = "admission webhook \"validate.kyverno.svc\" denied the request:\n\nresource Pod/agents/coder-1 was"
+        + " blocked due to the following policies\n\nrequire-labels:\n  check-team: " + "label missing; ".repeat(40);
+    Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), false, why, s.now, s.random);
+    String message = d.state().lastDecision.message();
+    assertThat(message).doesNotContainPattern("\\p{Cc}").startsWith("admission webhook")
+        .contains("denied the request:\\n\\nresource Pod/agents/coder-1");
+    assertThat(message.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isLessThanOrEqualTo(512);
+    assertThat(Bounds.truncateUtf8(message, Bounds.MESSAGE_BYTES)).as("reads back as written").isEqualTo(message);
+    assertThat(d.notices()).allSatisfy(n -> assertThat(n.message()).doesNotContainPattern("\\p{Cc}"));
   }
 
   /** §2: "A finished pod is kept for kubectl logs until the next run of the same instance has started". */
