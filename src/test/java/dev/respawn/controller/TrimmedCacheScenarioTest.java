@@ -24,6 +24,19 @@ class TrimmedCacheScenarioTest extends MockClusterScenario {
 
   @Test
   void whatTheCachesDropStaysOnTheServerAndEveryDecisionIsMadeAsBefore() {
+    // the pods the decisions are told with, as the operator's cache holds them
+    java.util.List<io.fabric8.kubernetes.api.model.Pod> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+    f.observer = new DecisionSink() {
+      @Override
+      public void decided(AgentInstance i, dev.respawn.policy.Decision decision, io.fabric8.kubernetes.api.model.Pod pod) {
+        if (pod != null) {
+          told.add(pod);
+        }
+      }
+
+      @Override
+      public void policyRefused(AgentInstance i, Refusal reason, String message, java.time.Instant at) {}
+    };
     f.policy("fast", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}");
     f.kubelet.script("coder", Run.exit(1, "Error", "connection reset by peer"), Run.runForever(),
         Run.runForever());
@@ -54,6 +67,18 @@ class TrimmedCacheScenarioTest extends MockClusterScenario {
     assertThat(restarted.getMetadata().getAnnotations()).containsKey(TrimmedStore.LAST_APPLIED);
     assertThat(restarted.getMetadata().getManagedFields()).extracting(m -> m.getManager())
         .contains("kubectl-client-side-apply");
+    // the cache held the run that failed without the template's annotations and image, its end whole
+    assertThat(told).filteredOn(p -> "coder-1".equals(p.getMetadata().getName()) && p.getStatus() != null
+        && p.getStatus().getContainerStatuses() != null && p.getStatus().getContainerStatuses().stream()
+            .anyMatch(c -> c.getState() != null && c.getState().getTerminated() != null))
+        .isNotEmpty().allSatisfy(p -> {
+          assertThat(p.getMetadata().getAnnotations()).doesNotContainKey(NOTES)
+              .containsKey(AgentInstance.STARTED_AT_ANNOTATION);
+          assertThat(p.getSpec().getContainers()).singleElement().satisfies(c -> {
+            assertThat(c.getName()).isEqualTo("agent");
+            assertThat(c.getImage()).isNull();
+          });
+        });
     // and every pod got the template's annotations, its own cache of pods holding none of them
     assertThat(f.pods("coder")).singleElement().satisfies(pod ->
         assertThat(pod.getMetadata().getAnnotations()).containsEntry(NOTES, "x".repeat(4096))
