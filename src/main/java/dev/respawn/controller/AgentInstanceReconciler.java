@@ -108,21 +108,19 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
   public List<EventSource<?, AgentInstance>> prepareEventSources(EventSourceContext<AgentInstance> context) {
     pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, AgentInstance.class)
         .withName("pods").withLabelSelector(AgentInstance.INSTANCE_LABEL)
-        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.ofPods()).orElse(null))
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.ofPods()))
         .withSecondaryToPrimaryMapper(InstancesTold::of).build(), context);
     leases = new InformerEventSource<>(InformerEventSourceConfiguration.from(Lease.class, AgentInstance.class)
         .withName("leases").withLabelSelector(AgentInstance.INSTANCE_LABEL)
-        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<Lease>ofMetadata()).orElse(null))
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<Lease>ofMetadata()))
         .withSecondaryToPrimaryMapper(InstancesTold::of)
         .withOnUpdateFilter(new LeaseRenewalFilter(renewals)).build(), context);
     resolver = new PolicyResolver(settings, new PolicyLookup(id -> policies.get(id), context.getClient()));
     policies = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentRestartPolicy.class, AgentInstance.class).withName("policies")
-        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentRestartPolicy>ofMetadata())
-            .orElse(null))
-        // only a spec change matters to the instances; the policy's own status (its instance count changes
-        // with every instance created) must not re-reconcile every instance that uses it
-        // a shared circuit's decision (state, probes, release order) matters to the instances waiting for it
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentRestartPolicy>ofMetadata()))
+        // a spec change or a shared circuit's decision (state, probes, release order) matters to the instances; the
+        // policy's own status (its instance count, changed by every instance made) must not reconcile them all
         .withOnUpdateFilter((newer, older) -> !Objects.equals(newer.getMetadata().getGeneration(),
             older.getMetadata().getGeneration()) || DependencyDecisions.changed(newer, older))
         // a deleted policy's compiled entry goes with it (the delete is told to its instances all the same)

@@ -74,7 +74,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     instances = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(AgentInstance.class, AgentRestartPolicy.class).withName("instances")
         // a cache of its own: what the policies read of their instances (not their pod templates)
-        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.ofFleetMembers()).orElse(null))
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.ofFleetMembers()))
         .withSecondaryToPrimaryMapper(this::policiesOf)
         // the way back, so that JOSDK keeps no index of policy -> instances (built from the mapper above, it
         // would keep an instance under every policy it ever used)

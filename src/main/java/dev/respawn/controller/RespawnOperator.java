@@ -83,27 +83,24 @@ public final class RespawnOperator implements AutoCloseable {
     });
     this.instances = new AgentInstanceReconciler(settings, sink, gate);
     this.sink = sink;
-    operator.register(instances, c -> {
-      namespaces(c, settings);
-      TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentInstance>ofMetadata())
-          .ifPresent(c::withItemStore);
-    });
+    operator.register(instances, c -> namespaces(c, settings)
+        .withItemStore(TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentInstance>ofMetadata())));
     AgentRestartPolicyReconciler policies = new AgentRestartPolicyReconciler(settings, sink, gate);
-    operator.register(policies, c -> {
-      namespaces(c, settings);
-      TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentRestartPolicy>ofMetadata())
-          .ifPresent(c::withItemStore);
-    });
+    operator.register(policies, c -> namespaces(c, settings).withItemStore(
+        TrimmedStore.forWatched(settings.namespaces(), TrimmedStore.<AgentRestartPolicy>ofMetadata())));
   }
 
-  private static void namespaces(io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<?> c,
-      OperatorSettings settings) {
+  /** The namespaces watched and the retry, on {@code c}; returns it. */
+  private static <R extends io.fabric8.kubernetes.api.model.HasMetadata>
+      io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<R> namespaces(
+          io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider<R> c, OperatorSettings settings) {
     c.withRetry(RETRY);
     if (settings.namespaces().isEmpty()) {
       c.watchingAllNamespaces();
     } else {
       c.settingNamespaces(settings.namespaces());
     }
+    return c;
   }
 
   public RespawnOperator start() {

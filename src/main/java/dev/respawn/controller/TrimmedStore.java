@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -95,11 +94,12 @@ public final class TrimmedStore<T extends HasMetadata> implements ItemStore<T> {
   }
 
   /**
-   * {@code store} when the operator watches one namespace or all of them (one informer per configuration), none
-   * otherwise: with several namespaces JOSDK shares a store between their informers (see the class comment).
+   * {@code store} when the operator watches one namespace or all of them (one informer per configuration), else
+   * null (JOSDK's own store): with several namespaces JOSDK shares a store between their informers (see the class
+   * comment).
    */
-  static <T extends HasMetadata> Optional<ItemStore<T>> forWatched(Set<String> namespaces, ItemStore<T> store) {
-    return namespaces.size() <= 1 ? Optional.of(store) : Optional.empty();
+  static <T extends HasMetadata> ItemStore<T> forWatched(Set<String> namespaces, ItemStore<T> store) {
+    return namespaces.size() <= 1 ? store : null;
   }
 
   private static void trimMetadata(HasMetadata object) {

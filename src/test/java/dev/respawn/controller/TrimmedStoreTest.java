@@ -120,9 +120,10 @@ class TrimmedStoreTest {
 
   @Test
   void aStoreIsGivenOnlyToAnInformerOfItsOwn() {
-    assertThat(TrimmedStore.forWatched(Set.of(), TrimmedStore.ofPods())).isPresent();
-    assertThat(TrimmedStore.forWatched(Set.of("team-a"), TrimmedStore.ofPods())).isPresent();
-    assertThat(TrimmedStore.forWatched(Set.of("team-a", "team-b"), TrimmedStore.ofPods())).isEmpty();
+    TrimmedStore<Pod> store = TrimmedStore.ofPods();
+    assertThat(TrimmedStore.forWatched(Set.of(), store)).isSameAs(store);
+    assertThat(TrimmedStore.forWatched(Set.of("team-a"), store)).isSameAs(store);
+    assertThat(TrimmedStore.forWatched(Set.of("team-a", "team-b"), store)).as("JOSDK's own").isNull();
   }
 
   static AgentInstance instance() {
