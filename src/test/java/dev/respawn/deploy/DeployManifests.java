@@ -28,9 +28,9 @@ import java.util.stream.Collectors;
  * needs: a ClusterRole bound cluster-wide applies everywhere, a Role only in its namespace, resourceNames
  * only to requests that name an object.
  */
-final class DeployManifests {
+public final class DeployManifests {
   static final Path BASEDIR = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
-  static final Path DEPLOY = BASEDIR.resolve("deploy");
+  public static final Path DEPLOY = BASEDIR.resolve("deploy");
   static final String OPERATOR_NAMESPACE = "respawn-system";
   static final String SERVICE_ACCOUNT = "respawn-operator";
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -56,7 +56,7 @@ final class DeployManifests {
   }
 
   /** Every object of the kustomize base in {@code dir}, typed (fabric8's model). */
-  static List<HasMetadata> objects(Path dir) {
+  public static List<HasMetadata> objects(Path dir) {
     List<HasMetadata> all = new ArrayList<>();
     for (Path f : resourceFiles(dir)) {
       all.addAll(load(f));
@@ -87,14 +87,14 @@ final class DeployManifests {
     }
   }
 
-  static <T extends HasMetadata> List<T> ofType(List<HasMetadata> objects, Class<T> type) {
+  public static <T extends HasMetadata> List<T> ofType(List<HasMetadata> objects, Class<T> type) {
     return objects.stream().filter(type::isInstance).map(type::cast).toList();
   }
 
   /** One RBAC rule with where it applies: everywhere (a ClusterRole) or in one namespace (a Role). */
-  record Grant(String source, Optional<String> namespace, Set<String> apiGroups, Set<String> resources,
+  public record Grant(String source, Optional<String> namespace, Set<String> apiGroups, Set<String> resources,
       Set<String> verbs, Set<String> resourceNames, Set<String> nonResourceURLs) {
-    static Grant of(String source, Optional<String> namespace, PolicyRule r) {
+    public static Grant of(String source, Optional<String> namespace, PolicyRule r) {
       return new Grant(source, namespace, set(r.getApiGroups()), set(r.getResources()), set(r.getVerbs()),
           set(r.getResourceNames()), set(r.getNonResourceURLs()));
     }
@@ -103,7 +103,7 @@ final class DeployManifests {
       return l == null ? Set.of() : Set.copyOf(l);
     }
 
-    boolean allows(Access a) {
+    public boolean allows(Access a) {
       return namespace.map(ns -> ns.equals(a.namespace())).orElse(true)
           && apiGroups.contains(a.group()) && resources.contains(a.resource()) && verbs.contains(a.verb())
           && (resourceNames.isEmpty() || (a.name() != null && resourceNames.contains(a.name())));
@@ -139,9 +139,9 @@ final class DeployManifests {
    * its subresource ({@code pods}, {@code agentinstances/status}), the namespace (null: cluster-scoped or
    * all namespaces) and the object's name (null for collections and for create).
    */
-  record Access(String verb, String group, String resource, String namespace, String name) {
+  public record Access(String verb, String group, String resource, String namespace, String name) {
     /** Maps an HTTP request of a Kubernetes client to what RBAC checks. */
-    static Access of(String method, URI uri) {
+    public static Access of(String method, URI uri) {
       List<String> seg = List.of(uri.getRawPath().replaceAll("^/+", "").split("/"));
       int i;
       String group;
