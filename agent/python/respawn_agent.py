@@ -317,8 +317,8 @@ class Agent:
             message = ""
         detail = (": " + message) if message else ""
         if e.code == 404:
-            return LeaseNotFound("%s does not exist%s. The operator creates it before the instance's first run; "
-                                 "check RESPAWN_LEASE_NAME and the namespace" % (where, detail))
+            return LeaseNotFound("%s does not exist%s. The operator creates it right after the first run's pod; "
+                                 "if this lasts, check RESPAWN_LEASE_NAME and the namespace" % (where, detail))
         if e.code in (401, 403):
             return Forbidden("%d: the service account may not %s %s%s. The agent's Role needs: apiGroups "
                              "[coordination.k8s.io], resources [leases], resourceNames [%s], verbs [get, update, "

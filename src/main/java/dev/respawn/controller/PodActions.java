@@ -244,11 +244,15 @@ final class PodActions {
       if (e.getCode() == 409) {
         // a Lease of that name exists but the informer does not show it: it lacks the instance label
         UnlabelledLease.Result found = UnlabelledLease.relabel(client, instance, name);
-        if (found.outcome() != UnlabelledLease.Outcome.NOT_OURS) {
+        UnlabelledLease.Outcome outcome = found.outcome();
+        if (outcome == UnlabelledLease.Outcome.RELABELLED || outcome == UnlabelledLease.Outcome.NOT_NOW) {
           return found.lease(); // ours: labelled again, or tried again with the next create
         }
-        // not ours: never touched; the agent's renewals of it are not seen
+        // not ours (never touched; the agent's renewals of it are not seen), or refused: tried once per run
         leases.heldByAnother(uid, name, run);
+        if (outcome == UnlabelledLease.Outcome.FAILED) {
+          return Optional.empty(); // said by UnlabelledLease
+        }
       }
       LOG.warn("Could not create the heartbeat Lease {}/{}: {}", namespace(), name, e.getCode() == 409
           ? "a Lease of that name exists and is not this instance's (owned by another, and no "

@@ -28,8 +28,10 @@ final class UnlabelledLease {
     NOT_OURS,
     /** This instance's, labelled again. */
     RELABELLED,
-    /** This instance's, or not known: not labelled now (tried again with the next create). */
-    NOT_NOW
+    /** This instance's, changed at every try (an agent renewing in between): tried again with the next create. */
+    NOT_NOW,
+    /** Refused or unanswered (RBAC, a webhook, the server): like another's, tried again with the next run only. */
+    FAILED
   }
 
   record Result(Outcome outcome, Optional<Lease> lease) {}
@@ -63,8 +65,9 @@ final class UnlabelledLease {
         }
       }
     } catch (KubernetesClientException e) {
-      LOG.warn("Could not label heartbeat Lease {}/{} again: {}", namespace, name, e.getMessage());
-      return new Result(Outcome.NOT_NOW, Optional.empty());
+      LOG.warn("Could not label heartbeat Lease {}/{} again (tried again with the next run): {}", namespace, name,
+          e.getMessage());
+      return new Result(Outcome.FAILED, Optional.empty());
     }
     LOG.warn("Could not label heartbeat Lease {}/{} again: it changed at each of {} tries", namespace, name, TRIES);
     return new Result(Outcome.NOT_NOW, Optional.empty());

@@ -50,15 +50,15 @@ public final class Bounds {
    * {@code message} on one line: messages quote what agents wrote (termination messages, reasons, Lease details),
    * and a line break or other control character in them would start a line of the agent's making where the
    * message is shown: the operator's log (a line that looks like an audit line, say), {@code kubectl describe}
-   * (a row that looks like an Event of the operator's), a terminal (escape sequences). They are written as
-   * escapes: {@code \n}, {@code \r}, {@code \t}, {@code \}{@code u0000}. Text without them is returned as it is,
+   * (a row that looks like an Event of the operator's), a terminal (escape sequences). They (C0, DEL, C1, the line
+   * and paragraph separators) are written as escapes: {@code \n}, {@code \r}, {@code \t}, {@code \}{@code u0085}. Text without them is returned as it is,
    * so escaping twice changes nothing.
    */
   public static String oneLine(String message) {
     StringBuilder out = null;
     for (int i = 0; i < message.length(); i++) {
       char c = message.charAt(i);
-      if (c >= 0x20 && c != 0x7f && c != '\u2028' && c != '\u2029') {
+      if (!Character.isISOControl(c) && c != '\u2028' && c != '\u2029') { // C0, DEL and C1 (NEL, CSI)
         if (out != null) {
           out.append(c);
         }

@@ -133,7 +133,7 @@ class PythonAgentHelperTest {
   @Test
   void aMissingLeaseIsNamedWithWhatCreatesIt() {
     Result r = agent("absent", "absent-1").run("heartbeat");
-    assertClearError(r, "Lease test/absent does not exist", "before the instance's first run");
+    assertClearError(r, "Lease test/absent does not exist", "right after the first run's pod");
   }
 
   @Test

@@ -77,6 +77,20 @@ class UnlabelledLeaseTest {
   }
 
   @Test
+  void aRefusedPatchIsAFailureNotATryAgainNow() {
+    lease("uid-1");
+    api.faults(new ApiFaults() {
+      @Override
+      public MockResponse before(RecordedRequest r) {
+        return "PATCH".equals(r.getMethod()) ? ApiFaults.status(403, "Forbidden", "denied by a policy") : null;
+      }
+    });
+    assertThat(UnlabelledLease.relabel(api.client(), instance("uid-1"), "coder").outcome())
+        .isEqualTo(UnlabelledLease.Outcome.FAILED);
+    assertThat(onServer().getMetadata().getLabels()).isNullOrEmpty();
+  }
+
+  @Test
   void anotherInstancesLeaseIsNeverTouched() {
     lease("uid-of-another");
     AtomicInteger patches = conflicts(0);

@@ -73,5 +73,7 @@ class BoundsTest {
     }
     assertThat(Bounds.oneLine(text, 4096)).endsWith("\\u001b[31mred\\n\\tmore");
     assertThat(Bounds.oneLine(null, 10)).isNull();
+    // C1 controls too: NEL breaks lines for some tools, CSI starts a terminal's escape sequence
+    assertThat(Bounds.oneLine("a\u0085b\u009b2Jc\u2028d")).isEqualTo("a\\u0085b\\u009b2Jc\\u2028d");
   }
 }
