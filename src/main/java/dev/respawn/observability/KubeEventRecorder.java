@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class KubeEventRecorder {
   public static final String REPORTING_CONTROLLER = "respawn.dev/operator";
   /** Kubernetes refuses an Event note longer than 1 KiB. */
-  public static final int NOTE_BYTES = 1024;
+  public static final int NOTE_BYTES = Bounds.NOTE_BYTES;
   static final int NAME_BYTES = 253;
   /**
    * The reasons never rate-limited: an Escalated Event ends a lifecycle (only an operator action continues

@@ -12,6 +12,8 @@ public final class Bounds {
   /** A container's termination message as a kubelet reports it: at most 4 KiB. */
   public static final int TERMINATION_MESSAGE_BYTES = 4096;
   public static final int DETAIL_BYTES = 512;
+  /** An Event's note: kube-apiserver refuses more than 1 KiB. */
+  public static final int NOTE_BYTES = 1024;
   public static final int REQUEST_ID_BYTES = 256;
   public static final int CHECKPOINT_BYTES = 256;
   public static final int HISTORY_ENTRIES = 10;

@@ -93,7 +93,7 @@ public record Decision(InstanceState state, List<PodDeletion> deletions, Optiona
   /** An Event: type Normal or Warning, a reason of api.md §8, a message (on one line: {@link Bounds#oneLine}). */
   public record Notice(EventType type, EventReason reason, String message) {
     public Notice {
-      message = message == null ? null : Bounds.oneLine(message);
+      message = Bounds.oneLine(message, Bounds.NOTE_BYTES); // an agent's words, escaped, may outgrow a note
     }
 
     public static Notice normal(EventReason reason, String message) {

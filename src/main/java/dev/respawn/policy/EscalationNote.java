@@ -9,7 +9,7 @@ import dev.respawn.policy.InstanceState.FailureInfo;
  */
 final class EscalationNote {
   /** The most an escalation message may take: an Event's note (kube-apiserver refuses more than 1024 bytes). */
-  static final int BYTES = 1024;
+  static final int BYTES = Bounds.NOTE_BYTES;
 
   private EscalationNote() {}
 
