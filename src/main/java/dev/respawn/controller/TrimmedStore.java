@@ -21,8 +21,9 @@ import java.util.stream.Stream;
  * An informer's store that keeps of each object only what the operator reads, as Kubernetes' own controllers do
  * with an informer transform. On a real API server {@code metadata.managedFields} is a third to a half of a pod,
  * and {@code kubectl apply} keeps a whole second copy of an object in the last-applied annotation; the operator
- * reads neither, and writes no object back whole (status goes by JSON Patch, pods are created and deleted, Lease
- * annotations removed by JSON Patch), so what is dropped here is never written back missing.
+ * reads neither, and writes no object back whole (status goes by JSON Patch, pods are created and deleted, Leases
+ * created, their verdict removed by JSON Patch, their label put back by a merge patch), so what is dropped here is
+ * never written back missing.
  *
  * <p>The object is trimmed in place, before it is stored: the informer's handlers are told the same trimmed
  * object, so an update's old and new copies always compare like with like.

@@ -99,7 +99,8 @@ public final class HeartbeatLeases {
   public static boolean carriesVerdict(Lease lease) {
     Map<String, String> a = lease == null || lease.getMetadata().getAnnotations() == null ? Map.of()
         : lease.getMetadata().getAnnotations();
-    return a.get(HEALTH) != null && !HealthVerdict.Healthy.name().equals(a.get(HEALTH));
+    // read as the verdict is read (any case, blanks around): a "healthy" written by hand is Healthy here too
+    return a.get(HEALTH) != null && verdict(a.get(HEALTH)) != HealthVerdict.Healthy;
   }
 
   /**

@@ -143,6 +143,10 @@ class HeartbeatLeasesTest {
         HeartbeatLeases.DETAIL, "step 3")))).isFalse();
     assertThat(HeartbeatLeases.carriesVerdict(lease(Map.of(HeartbeatLeases.DETAIL, "step 3")))).isFalse();
     assertThat(HeartbeatLeases.carriesVerdict(null)).isFalse();
+    // read as the verdict is read: in any case, blanks around
+    assertThat(HeartbeatLeases.carriesVerdict(lease(Map.of(HeartbeatLeases.HEALTH, " healthy ")))).isFalse();
+    assertThat(HeartbeatLeases.carriesVerdict(lease(Map.of(HeartbeatLeases.HEALTH, "stalled")))).isTrue();
+    assertThat(HeartbeatLeases.carriesVerdict(lease(Map.of(HeartbeatLeases.HEALTH, "fine")))).as("Ambiguous").isTrue();
   }
 
   /** api.md §12: a renewal that changes only renewTime wakes no reconcile; a new holder or annotation does. */
