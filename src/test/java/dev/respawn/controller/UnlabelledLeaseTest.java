@@ -41,18 +41,23 @@ class UnlabelledLeaseTest {
     return api.client().leases().inNamespace(NS).withName("coder").get();
   }
 
-  /** Patches of the Lease answered 409 (renewed since it was read) {@code times} times. */
-  AtomicInteger conflicts(int times) {
+  /** The first {@code times} patches of the Lease answered {@code code}; counts the patches. */
+  AtomicInteger patchesAnswered(int code, int times) {
     AtomicInteger patches = new AtomicInteger();
     api.faults(new ApiFaults() {
       @Override
       public MockResponse before(RecordedRequest r) {
         boolean patch = "PATCH".equals(r.getMethod()) && r.getPath().contains("/leases/coder");
-        return patch && patches.incrementAndGet() <= times
-            ? ApiFaults.status(409, "Conflict", "the object has been modified") : null;
+        return patch && patches.incrementAndGet() <= times ? ApiFaults.status(code, code == 409 ? "Conflict"
+            : "Forbidden", code == 409 ? "the object has been modified" : "denied by a policy") : null;
       }
     });
     return patches;
+  }
+
+  /** Patches of the Lease answered 409 (renewed since it was read) {@code times} times. */
+  AtomicInteger conflicts(int times) {
+    return patchesAnswered(409, times);
   }
 
   @Test
@@ -79,14 +84,10 @@ class UnlabelledLeaseTest {
   @Test
   void aRefusedPatchIsAFailureNotATryAgainNow() {
     lease("uid-1");
-    api.faults(new ApiFaults() {
-      @Override
-      public MockResponse before(RecordedRequest r) {
-        return "PATCH".equals(r.getMethod()) ? ApiFaults.status(403, "Forbidden", "denied by a policy") : null;
-      }
-    });
+    AtomicInteger patches = patchesAnswered(403, Integer.MAX_VALUE);
     assertThat(UnlabelledLease.relabel(api.client(), instance("uid-1"), "coder").outcome())
         .isEqualTo(UnlabelledLease.Outcome.FAILED);
+    assertThat(patches).as("not tried again at once").hasValue(1);
     assertThat(onServer().getMetadata().getLabels()).isNullOrEmpty();
   }
 
