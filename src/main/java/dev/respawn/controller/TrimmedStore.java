@@ -32,7 +32,8 @@ import java.util.stream.Stream;
  * it watches, and the relist of one namespace would drop the objects of the others ({@link #forWatched}).
  */
 public final class TrimmedStore<T extends HasMetadata> implements ItemStore<T> {
-  static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+  /** kubectl apply's copy of the whole object, kept on it as an annotation. */
+  public static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
   /** The prefix of the pod annotations the operator reads (run start, agent container). */
   static final String OWN_PREFIX = "respawn.dev/";
 

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Sandbox implements AutoCloseable {
   public static final String NAMESPACE = "agents";
-  static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+  static final String LAST_APPLIED = dev.respawn.controller.TrimmedStore.LAST_APPLIED;
   static final List<String> EXAMPLES = List.of("00-namespace.yaml", "01-coding-agent-exponential.yaml",
       "02-permanent-failures.yaml", "03-heartbeat-resume.yaml", "04-restart-request-exit-42.yaml",
       "05-latched-circuit.yaml", "06-shared-model-api.yaml");

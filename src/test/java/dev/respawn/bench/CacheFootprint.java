@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -83,12 +82,12 @@ final class CacheFootprint {
 
   private static long perPod(int n, String json, Supplier<ItemStore<Pod>> store) {
     ItemStore<Pod> pods = store.get();
-    long before = heapAfterGc();
+    long before = ScaleRun.heapAfterGc();
     for (int i = 0; i < n; i++) {
       Pod pod = Serialization.unmarshal(json.replace("coder-0001-2", String.format("coder-%05d-2", i)), Pod.class);
       pods.put(pods.getKey(pod), pod);
     }
-    long after = heapAfterGc();
+    long after = ScaleRun.heapAfterGc();
     if (pods.size() != n) {
       throw new IllegalStateException("the store holds " + pods.size());
     }
@@ -98,7 +97,7 @@ final class CacheFootprint {
   private static long perInstance(int n, String json, Supplier<ItemStore<AgentInstance>> own,
       Supplier<ItemStore<AgentInstance>> policies) {
     List<ItemStore<AgentInstance>> stores = List.of(own.get(), policies.get());
-    long before = heapAfterGc();
+    long before = ScaleRun.heapAfterGc();
     for (int i = 0; i < n; i++) {
       String named = json.replace("coder-0001", String.format("coder-%05d", i));
       for (ItemStore<AgentInstance> store : stores) {
@@ -106,20 +105,11 @@ final class CacheFootprint {
         store.put(store.getKey(instance), instance);
       }
     }
-    long after = heapAfterGc();
+    long after = ScaleRun.heapAfterGc();
     if (stores.stream().mapToInt(ItemStore::size).sum() != 2 * n) {
       throw new IllegalStateException("the stores hold " + stores.stream().mapToInt(ItemStore::size).sum());
     }
     return (after - before) / n;
-  }
-
-  private static long heapAfterGc() {
-    long used = Long.MAX_VALUE;
-    for (int i = 0; i < 5; i++) { // the lowest of a few full collections
-      System.gc();
-      used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
-    }
-    return used;
   }
 
   private static String fixture() {
