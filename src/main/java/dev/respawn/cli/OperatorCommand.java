@@ -138,7 +138,7 @@ public final class OperatorCommand implements Callable<Integer> {
     // so a dead API server cannot hold a reconcile thread for minutes (JOSDK retries the reconcile)
     Config config = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(2).build();
     KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
-        .withKubernetesSerialization(TolerantResources.serialization()).build();
+        .withKubernetesSerialization(TolerantResources.forOperator()).build();
     OperatorSettings settings = new OperatorSettings(new LinkedHashSet<>(namespaces),
         Optional.ofNullable(defaultPolicy), tier, InstantSource.system(), System::nanoTime, System.nanoTime(),
         informerSyncTimeout);

@@ -52,8 +52,9 @@ public final class RespawnOperator implements AutoCloseable {
   });
 
   /**
-   * @param client built with {@link TolerantResources#serialization()} (anything else is refused: one
-   *     resource with a field of the wrong JSON type would stop the operator)
+   * @param client built with {@link TolerantResources#forOperator()} (or {@link TolerantResources#serialization()},
+   *     which keeps managed fields; anything else is refused: one resource with a field of the wrong JSON type
+   *     would stop the operator)
    * @param leaderNamespace namespace of the leader-election Lease; empty turns leader election off
    */
   public RespawnOperator(KubernetesClient client, OperatorSettings settings, DecisionSink sink,

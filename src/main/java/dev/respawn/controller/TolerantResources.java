@@ -1,5 +1,6 @@
 package dev.respawn.controller;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.BeanDescription;
@@ -16,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.Unreadable;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
@@ -48,6 +50,28 @@ public final class TolerantResources {
    * fabric8 use for theirs) keep the original's report.
    */
   public static KubernetesSerialization serialization() {
+    return new TolerantSerialization(tolerantMapper());
+  }
+
+  /**
+   * The serialization of the operator's own client: {@link #serialization()}, and {@code metadata.managedFields}
+   * is neither read nor written. On a real API server those are a quarter to a half of each object; the operator
+   * never reads them, and it writes no object back whole (it patches, creates and deletes; an update without
+   * managed fields would keep the server's, as Kubernetes does for clients that do not know them). So no cache
+   * holds them, whatever the namespaces watched: the trimmed stores ({@link TrimmedStore}) cannot be had with
+   * several namespaces, this can. The test clients use {@link #serialization()}, which keeps them to look at.
+   */
+  public static KubernetesSerialization forOperator() {
+    ObjectMapper mapper = tolerantMapper();
+    mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
+    return new TolerantSerialization(mapper);
+  }
+
+  /** Object metadata as the operator reads it. */
+  @JsonIgnoreProperties(value = "managedFields", ignoreUnknown = true)
+  private abstract static class WithoutManagedFields {}
+
+  private static ObjectMapper tolerantMapper() {
     // a field the schema does not know is dropped, as the API server prunes it: not refused as a wrong type
     ObjectMapper mapper = new ObjectMapper()
         .disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
@@ -65,15 +89,15 @@ public final class TolerantResources {
             return StrictScalars.apply(bean, builder);
           }
         }));
-    return new TolerantSerialization(mapper);
+    return mapper;
   }
 
-  /** Whether the client was built with {@link #serialization()}. */
+  /** Whether the client was built with {@link #serialization()} or {@link #forOperator()}. */
   public static boolean isTolerant(KubernetesClient client) {
     return client.getKubernetesSerialization() instanceof TolerantSerialization;
   }
 
-  /** The client, if it was built with {@link #serialization()}; otherwise says how to build it. */
+  /** The client, if it was built with {@link #serialization()} or {@link #forOperator()}; otherwise says how to build it. */
   static KubernetesClient requireTolerant(KubernetesClient client) {
     if (!isTolerant(client)) {
       throw new IllegalArgumentException("The operator's client must be built with new KubernetesClientBuilder()"

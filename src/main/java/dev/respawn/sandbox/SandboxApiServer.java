@@ -64,7 +64,7 @@ public final class SandboxApiServer implements AutoCloseable {
 
   /** A new client of its own (the operator's, the kubelet's), with the operator's serialization. */
   public KubernetesClient newClient() {
-    return server.createClient(b -> b.withKubernetesSerialization(TolerantResources.serialization()));
+    return server.createClient(b -> b.withKubernetesSerialization(TolerantResources.forOperator()));
   }
 
   /** The URL kubectl and other tools use (the front). */

@@ -2,13 +2,16 @@ package dev.respawn.bench;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.controller.PodFactory;
+import dev.respawn.controller.TolerantResources;
 import dev.respawn.controller.TrimmedStore;
 import dev.respawn.policy.Decision;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +28,8 @@ import java.util.function.Supplier;
  * (apiextensions-apiserver 1.36) after a {@code kubectl apply} of a production-like coding agent (env from
  * Secrets, volumes, security context, a task) and a status written by a field manager of its own, so it carries
  * the managed fields and the last-applied copy a cluster gives it. Each store holds N copies, each parsed from
- * the JSON as the informer parses a watch event; the heap after GC is read before and after.
+ * the JSON as the informer parses a watch event (by fabric8's serialization for the untrimmed figure, by the
+ * operator's for the others); the heap after GC is read before and after.
  *
  * <p>Its pod cannot be had that way (realapi serves no pods): the pod the operator makes of that instance, with a
  * running agent's status, is measured as it is, without what a server adds (defaults, managed fields), which the
@@ -39,19 +43,22 @@ final class CacheFootprint {
   static void run(Plan plan, Results results) {
     String json = fixture();
     int n = plan.scaleSizes().get(plan.scaleSizes().size() - 1); // as many as the largest scale step
-    long untrimmed = perInstance(n, json, () -> new BasicItemStore<>(Cache::metaNamespaceKeyFunc),
-        () -> new BasicItemStore<>(Cache::metaNamespaceKeyFunc));
-    long trimmed = perInstance(n, json, TrimmedStore::ofMetadata, TrimmedStore::ofFleetMembers);
+    KubernetesSerialization fabric8 = new KubernetesSerialization();
+    KubernetesSerialization operators = TolerantResources.forOperator();
+    long untrimmed = perInstance(n, json, fabric8, CacheFootprint::whole, CacheFootprint::whole);
+    long severalNamespaces = perInstance(n, json, operators, CacheFootprint::whole, CacheFootprint::whole);
+    long trimmed = perInstance(n, json, operators, TrimmedStore::ofMetadata, TrimmedStore::ofFleetMembers);
     results.info(NAME, String.format("instance as served (%,d B of JSON), both caches: untrimmed",
         json.getBytes(StandardCharsets.UTF_8).length),
         String.format("%,d B per instance", untrimmed));
-    results.info(NAME, "the same, trimmed (TrimmedStore)", String.format("%,d B per instance (%s)", trimmed,
-        Results.number(100.0 * (trimmed - untrimmed) / untrimmed) + " %"));
-    results.info(NAME, String.format("at %,d instances: untrimmed / trimmed", n), Results.mib(untrimmed * n)
-        + " / " + Results.mib(trimmed * n));
+    results.info(NAME, "the same, with --namespaces a,b (whole stores, the operator's serialization reads no "
+        + "managedFields)", perInstance(severalNamespaces, untrimmed));
+    results.info(NAME, "the same, one or all namespaces (TrimmedStore)", perInstance(trimmed, untrimmed));
+    results.info(NAME, String.format("at %,d instances: untrimmed / several namespaces / trimmed", n),
+        Results.mib(untrimmed * n) + " / " + Results.mib(severalNamespaces * n) + " / " + Results.mib(trimmed * n));
     String pod = podJson(json);
-    long podUntrimmed = perPod(n, pod, () -> new BasicItemStore<>(Cache::metaNamespaceKeyFunc));
-    long podTrimmed = perPod(n, pod, TrimmedStore::ofPods);
+    long podUntrimmed = perPod(n, pod, fabric8, CacheFootprint::whole);
+    long podTrimmed = perPod(n, pod, operators, TrimmedStore::ofPods);
     results.info(NAME, String.format("its pod as the operator makes it, running (%,d B of JSON; no server defaults,"
         + " no managedFields): untrimmed / trimmed", pod.getBytes(StandardCharsets.UTF_8).length),
         String.format("%,d / %,d B per pod (%s)", podUntrimmed, podTrimmed,
@@ -80,11 +87,20 @@ final class CacheFootprint {
     return Serialization.asJson(pod);
   }
 
-  private static long perPod(int n, String json, Supplier<ItemStore<Pod>> store) {
+  private static String perInstance(long bytes, long untrimmed) {
+    return String.format("%,d B per instance (%s)", bytes, Results.number(100.0 * (bytes - untrimmed) / untrimmed)
+        + " %");
+  }
+
+  private static <T extends HasMetadata> ItemStore<T> whole() {
+    return new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
+  }
+
+  private static long perPod(int n, String json, KubernetesSerialization reading, Supplier<ItemStore<Pod>> store) {
     ItemStore<Pod> pods = store.get();
     long before = ScaleRun.heapAfterGc();
     for (int i = 0; i < n; i++) {
-      Pod pod = Serialization.unmarshal(json.replace("coder-0001-2", String.format("coder-%05d-2", i)), Pod.class);
+      Pod pod = reading.unmarshal(json.replace("coder-0001-2", String.format("coder-%05d-2", i)), Pod.class);
       pods.put(pods.getKey(pod), pod);
     }
     long after = ScaleRun.heapAfterGc();
@@ -94,14 +110,14 @@ final class CacheFootprint {
     return (after - before) / n;
   }
 
-  private static long perInstance(int n, String json, Supplier<ItemStore<AgentInstance>> own,
-      Supplier<ItemStore<AgentInstance>> policies) {
+  private static long perInstance(int n, String json, KubernetesSerialization reading,
+      Supplier<ItemStore<AgentInstance>> own, Supplier<ItemStore<AgentInstance>> policies) {
     List<ItemStore<AgentInstance>> stores = List.of(own.get(), policies.get());
     long before = ScaleRun.heapAfterGc();
     for (int i = 0; i < n; i++) {
       String named = json.replace("coder-0001", String.format("coder-%05d", i));
       for (ItemStore<AgentInstance> store : stores) {
-        AgentInstance instance = Serialization.unmarshal(named, AgentInstance.class);
+        AgentInstance instance = reading.unmarshal(named, AgentInstance.class);
         store.put(store.getKey(instance), instance);
       }
     }

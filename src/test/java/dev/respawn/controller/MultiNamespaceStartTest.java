@@ -8,14 +8,19 @@ import dev.respawn.api.v1alpha1.AgentInstanceSpec;
 import dev.respawn.api.v1alpha1.PolicyReference;
 import dev.respawn.testsupport.ApiFaults;
 import dev.respawn.testsupport.MockApi;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -73,13 +78,48 @@ class MultiNamespaceStartTest {
     awaitEveryInstanceAnswered();
   }
 
+  /**
+   * With several namespaces the caches are fabric8's own, whole objects (no {@link TrimmedStore}); the operator's
+   * serialization ({@link TolerantResources#forOperator()}) still reads no managed fields, and leaves them on the
+   * server.
+   */
+  @Test
+  void theInstancesTheOperatorIsToldOfCarryNoManagedFieldsWhichStayOnTheServer() {
+    List<AgentInstance> told = new CopyOnWriteArrayList<>();
+    for (String ns : NAMESPACES) {
+      AgentInstance applied = instance(ns, "applied");
+      applied.getMetadata().setManagedFields(List.of(new ManagedFieldsEntryBuilder()
+          .withManager("kubectl-client-side-apply").withOperation("Update").withApiVersion("respawn.dev/v1alpha1")
+          .build()));
+      api.client().resource(applied).create();
+    }
+    operator = new RespawnOperator(api.newOperatorClient(b -> b), OperatorSettings.defaults()
+        .withNamespaces(Set.copyOf(NAMESPACES)), new DecisionSink() {
+          @Override
+          public void decided(AgentInstance instance, dev.respawn.policy.Decision decision, Pod pod) {}
+
+          @Override
+          public void policyRefused(AgentInstance instance, Refusal reason, String message, Instant at) {
+            told.add(instance);
+          }
+        }, Optional.empty()).start();
+
+    for (String ns : NAMESPACES) {
+      AgentInstance answered = awaitAnswered(ns, "applied");
+      assertThat(answered.getMetadata().getManagedFields()).as("on the server, after the operator's status write")
+          .extracting(ManagedFieldsEntry::getManager).contains("kubectl-client-side-apply");
+    }
+    assertThat(told).extracting(i -> i.getMetadata().getNamespace()).containsAll(NAMESPACES);
+    assertThat(told).allSatisfy(i -> assertThat(i.getMetadata().getManagedFields()).isNullOrEmpty());
+  }
+
   private void startWithInstances() {
     for (String ns : NAMESPACES) {
       for (String name : List.of("one", "two")) {
         api.client().resource(instance(ns, name)).create();
       }
     }
-    operator = new RespawnOperator(api.newClient(), OperatorSettings.defaults()
+    operator = new RespawnOperator(api.newOperatorClient(b -> b), OperatorSettings.defaults()
         .withNamespaces(Set.copyOf(NAMESPACES)).withInformerSyncTimeout(Duration.ofSeconds(2)), DecisionSink.NONE,
         Optional.empty()).start();
   }
@@ -87,14 +127,18 @@ class MultiNamespaceStartTest {
   private void awaitEveryInstanceAnswered() {
     for (String ns : NAMESPACES) {
       for (String name : List.of("one", "two")) {
-        AgentInstance answered = await(ns + "/" + name).atMost(Duration.ofSeconds(20)).until(
-            () -> api.client().resources(AgentInstance.class).inNamespace(ns).withName(name).get(),
-            i -> i.getStatus() != null && i.getStatus().conditions != null);
+        AgentInstance answered = awaitAnswered(ns, name);
         assertThat(answered.getStatus().conditions).anySatisfy(c -> {
           assertThat(c.type).isEqualTo("Ready");
           assertThat(c.reason).isEqualTo("PolicyNotFound");
         });
       }
     }
+  }
+
+  private AgentInstance awaitAnswered(String ns, String name) {
+    return await(ns + "/" + name).atMost(Duration.ofSeconds(20)).until(
+        () -> api.client().resources(AgentInstance.class).inNamespace(ns).withName(name).get(),
+        i -> i.getStatus() != null && i.getStatus().conditions != null);
   }
 }

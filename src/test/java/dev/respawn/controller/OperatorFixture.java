@@ -78,7 +78,7 @@ final class OperatorFixture implements AutoCloseable {
 
   /** An operator as the jar runs it (Events included; no rate limit on new Events, for the tests' sake). */
   RespawnOperator newOperator() {
-    KubernetesClient operatorClient = api.newClient(b -> b.withUserAgent(OPERATOR_AGENT));
+    KubernetesClient operatorClient = api.newOperatorClient(b -> b.withUserAgent(OPERATOR_AGENT));
     KubeEventRecorder events = new KubeEventRecorder(operatorClient, "respawn-test", settings.clock(),
         new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
     RestartMetrics metrics = new RestartMetrics(new SimpleMeterRegistry());

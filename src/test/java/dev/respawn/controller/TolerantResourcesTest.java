@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.api.v1alpha1.Unreadable;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -161,6 +163,36 @@ class TolerantResourcesTest {
       assertThat(copy).isNotSameAs(policy);
       assertThat(copy.unreadable().describe()).startsWith("spec.maxRetries: must be an integer (got \"three\")")
           .isEqualTo(policy.unreadable().describe());
+    }
+  }
+
+  /** The operator's own reads no managed fields, of any kind, and is as tolerant; the tests' keeps them. */
+  @Test
+  void theOperatorsOwnReadsNoManagedFieldsAndIsAsTolerant() {
+    KubernetesSerialization operators = TolerantResources.forOperator();
+    String managed = "\"managedFields\":[{\"manager\":\"kubectl-client-side-apply\",\"operation\":\"Update\","
+        + "\"apiVersion\":\"v1\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":{}}}],";
+    String pod = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{" + managed
+        + "\"name\":\"coder-1\",\"namespace\":\"test\",\"labels\":{\"respawn.dev/instance\":\"coder\"}}}";
+    String instance = INSTANCE.replace("\"metadata\":{", "\"metadata\":{" + managed);
+
+    Pod read = operators.unmarshal(pod, Pod.class);
+    AgentInstance malformed = operators.unmarshal(instance, AgentInstance.class);
+
+    assertThat(serialization.unmarshal(pod, Pod.class).getMetadata().getManagedFields()).as("the tests' keeps them")
+        .singleElement().extracting(ManagedFieldsEntry::getManager).isEqualTo("kubectl-client-side-apply");
+    assertThat(read.getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(read.getMetadata().getName()).isEqualTo("coder-1");
+    assertThat(read.getMetadata().getLabels()).containsEntry("respawn.dev/instance", "coder");
+    assertThat(read.getMetadata().getAdditionalProperties()).as("not kept aside either").isEmpty();
+    assertThat(malformed.getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(malformed.unreadable().describe()).isEqualTo("spec.suspend: must be true or false (got \"maybe\")");
+    assertThat(operators.clone(malformed).unreadable()).isEqualTo(malformed.unreadable());
+    Pod given = serialization.unmarshal(pod, Pod.class);
+    assertThat(operators.asJson(given)).as("nor written").doesNotContain("managedFields", "kubectl-client-side-apply")
+        .contains("coder-1");
+    try (KubernetesClient client = clientWith(operators)) {
+      assertThat(TolerantResources.isTolerant(client)).isTrue();
     }
   }
 

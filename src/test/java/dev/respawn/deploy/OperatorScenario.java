@@ -106,7 +106,7 @@ final class OperatorScenario implements AutoCloseable {
     kubelet = new SimulatedKubelet(api.newClient(), NS).start();
     operatorClient = api.server().createClient(b -> b
         .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
-        .withKubernetesSerialization(TolerantResources.serialization())
+        .withKubernetesSerialization(TolerantResources.forOperator())
         .withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("respawn-rbac-recorder", new Interceptor() {
           @Override
           public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {

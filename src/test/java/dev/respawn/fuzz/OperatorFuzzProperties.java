@@ -70,7 +70,7 @@ class OperatorFuzzProperties {
     api = MockApi.start();
     client = api.client();
     kubelet = new SimulatedKubelet(api.newClient(), NS).start();
-    KubernetesClient operatorClient = api.newClient();
+    KubernetesClient operatorClient = api.newOperatorClient(b -> b);
     KubeEventRecorder events = new KubeEventRecorder(operatorClient, "respawn-fuzz", Clock.systemUTC(),
         new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
     operator = new RespawnOperator(operatorClient, OperatorSettings.defaults(),

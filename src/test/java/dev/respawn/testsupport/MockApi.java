@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -106,10 +107,23 @@ public final class MockApi implements AutoCloseable, BeforeAllCallback, AfterAll
    * them can be handed to an operator.
    */
   public KubernetesClient newClient(UnaryOperator<ConfigBuilder> configuration) {
+    return newClient(configuration, TolerantResources.serialization());
+  }
+
+  /**
+   * A new client for an operator under test, with the serialization the jar gives its own
+   * ({@link TolerantResources#forOperator()}: no managed fields read).
+   */
+  public KubernetesClient newOperatorClient(UnaryOperator<ConfigBuilder> configuration) {
+    return newClient(configuration, TolerantResources.forOperator());
+  }
+
+  private KubernetesClient newClient(UnaryOperator<ConfigBuilder> configuration,
+      KubernetesSerialization serialization) {
     requireStarted();
     Config config = configuration.apply(new ConfigBuilder(server.config())).build();
     KubernetesClient made = server.createClient(b -> b.withConfig(config)
-        .withKubernetesSerialization(TolerantResources.serialization()));
+        .withKubernetesSerialization(serialization));
     clients.add(made);
     return made;
   }
