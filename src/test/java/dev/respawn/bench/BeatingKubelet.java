@@ -20,7 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -89,8 +88,9 @@ final class BeatingKubelet implements AutoCloseable {
       return;
     }
     String uid = pod.getMetadata().getUid();
-    // agents do not start in lock-step: the first renewal at once, the next ones spread over the period
-    long phase = ThreadLocalRandom.current().nextLong(RENEW_EVERY.toMillis());
+    // agents do not start in lock-step: the first renewal at once, the next ones spread over the period (by the
+    // pod's name, so that a run can be repeated)
+    long phase = Math.floorMod(pod.getMetadata().getName().hashCode(), RENEW_EVERY.toMillis());
     renew(pod);
     renewals.put(uid, executor.scheduleAtFixedRate(() -> renew(pod), phase, RENEW_EVERY.toMillis(),
         TimeUnit.MILLISECONDS));

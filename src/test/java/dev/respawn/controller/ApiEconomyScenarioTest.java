@@ -37,8 +37,10 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     f.awaitInstance("calm", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
     String version = f.get("calm").getMetadata().getResourceVersion();
     f.api.requests().clear();
+    long before = f.decisions();
     // 35 renewals, three and a half heartbeat timeouts: the operator wakes at every expiry and writes nothing
     f.holdsFor(Duration.ofMillis(3500), f::operatorWrites, List::isEmpty);
+    assertThat(f.decisions() - before).as("it looked at every expiry at least").isGreaterThanOrEqualTo(3);
     assertThat(f.get("calm").getMetadata().getResourceVersion()).isEqualTo(version);
     assertThat(f.get("calm").getStatus().heartbeat.verdict.name()).isEqualTo("Healthy");
   }
@@ -90,8 +92,9 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     f.stopOperator();
     f.api.requests().clear();
     f.startOperator();
-    // the new process reconciles all of them (it acts on a request at once) and writes nothing else, past
-    // the heartbeat timeout it grants every live run from its own start
+    // the new process reconciles all of them and writes nothing, past the heartbeat timeout it grants every live
+    // run from its own start
+    f.awaitDecisions(names.size());
     f.holdsFor(Duration.ofMillis(4000), f::operatorWrites, List::isEmpty);
     f.annotate("steady-0", AgentInstance.RESTART_ANNOTATION, "after-restart");
     f.awaitInstance("steady-0", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
@@ -124,6 +127,7 @@ class ApiEconomyScenarioTest extends MockClusterScenario {
     f.api.requests().clear();
     f.startOperator();
     // more than the heartbeat timeout the new process grants: neither run is given a heartbeat it never made
+    f.awaitDecisions(2);
     f.holdsFor(Duration.ofMillis(3000), f::operatorWrites, List::isEmpty);
     for (String name : List.of("silent", "pending")) {
       assertThat(f.get(name).getStatus().heartbeat).as(name).isNull();

@@ -26,12 +26,16 @@ class ClockSkewScenarioTest {
         && p.getStatus().getContainerStatuses() != null && !p.getStatus().getContainerStatuses().isEmpty();
   }
 
-  /** The instance records no failure (and stays on its first run) for the whole period. */
+  /**
+   * The instance records no failure and stays on its first run for the whole period (its first run recorded first:
+   * an instance the operator never looked at would pass).
+   */
   private static void noFailureFor(OperatorFixture f, String name, Duration period) {
+    f.awaitInstance(name, i -> i.getStatus().run != null && i.getStatus().run >= 1);
     await().during(period).atMost(period.plusSeconds(2)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
       AgentInstance i = f.get(name);
-      boolean clean = i != null && (i.getStatus() == null || (i.getStatus().lastFailure == null
-          && (i.getStatus().run == null || i.getStatus().run == 1)));
+      boolean clean = i != null && i.getStatus() != null && i.getStatus().lastFailure == null
+          && Integer.valueOf(1).equals(i.getStatus().run);
       assertThat(clean).as("no failure expected yet; %s", f.describe(name)).isTrue();
     });
   }
@@ -84,6 +88,7 @@ class ClockSkewScenarioTest {
       f.kubelet.script("first", Run.stuckPending("ContainerCreating", ""), Run.stuckPending("ContainerCreating", ""),
           Run.stuckPending("ContainerCreating", ""));
       f.instance("first", "grace");
+      await().atMost(OperatorFixture.AT_MOST).until(() -> f.pod("first-1"), ClockSkewScenarioTest::waitingToStart);
       // pulling its image, 60 s of grace: nothing may end it within a few seconds
       noFailureFor(f, "first", Duration.ofSeconds(3));
     }
@@ -111,6 +116,7 @@ class ClockSkewScenarioTest {
       f.awaitInstance("steady", i -> OperatorFixture.at(i, 1, Phase.Running)
           && OperatorFixture.hasCondition(i, "Ready", "True", "Healthy"));
       step.set(Duration.ofMinutes(2));
+      long looked = f.decisions();
       // anything that makes the operator look at the instance: here the pod is touched (a label, the kubelet)
       f.client.pods().inNamespace(OperatorFixture.NS).withName("steady-1").edit(p -> {
         var a = new HashMap<String, String>(p.getMetadata().getAnnotations() == null ? java.util.Map.of()
@@ -121,6 +127,7 @@ class ClockSkewScenarioTest {
       });
       // the agent renews every 2 s, as it always did: its run must go on
       noFailureFor(f, "steady", Duration.ofSeconds(3));
+      assertThat(f.decisions()).as("the operator looked after the step").isGreaterThan(looked);
     }
   }
 

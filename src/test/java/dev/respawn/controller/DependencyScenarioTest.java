@@ -195,6 +195,12 @@ class DependencyScenarioTest extends MockClusterScenario {
     f.startOperator();
     await("no policy write of a restarted operator").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
         .until(() -> f.operatorWrites().stream().noneMatch(r -> r.path().contains("agentrestartpolicies")));
+    // and it was there to write: an edit of the policy is answered (it had listed the policy at its start)
+    long edited = f.editPolicy("fleet", x -> {
+      x.getSpec().maxRetries = 7;
+      return x;
+    }).getMetadata().getGeneration();
+    f.awaitPolicy("fleet", x -> Long.valueOf(edited).equals(x.getStatus().observedGeneration));
   }
 
   @Test
@@ -218,6 +224,7 @@ class DependencyScenarioTest extends MockClusterScenario {
     f.stopOperator();
     f.api.requests().clear();
     f.startOperator();
+    f.awaitDecisions(1); // it looked at a0
     // the blame left the window while nobody looked: time passing, no write (api.md §12)
     await("no write of a restarted operator").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
         .until(() -> f.operatorWrites().isEmpty());

@@ -71,6 +71,7 @@ final class OperatorFixture implements AutoCloseable {
   /** The Event recorder and metrics of the operator started last. */
   volatile KubeEventRecorder events;
   volatile RestartMetrics metrics;
+  private volatile SimpleMeterRegistry registry;
   /** The User-Agent of the operator's client: its requests can be told apart at the server. */
   static final String OPERATOR_AGENT = "respawn-operator-under-test";
   /** Told everything the operator's sink is told, after it (tests count what was told). */
@@ -81,7 +82,9 @@ final class OperatorFixture implements AutoCloseable {
     KubernetesClient operatorClient = api.newOperatorClient(b -> b.withUserAgent(OPERATOR_AGENT));
     KubeEventRecorder events = new KubeEventRecorder(operatorClient, "respawn-test", settings.clock(),
         new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
-    RestartMetrics metrics = new RestartMetrics(new SimpleMeterRegistry());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RestartMetrics metrics = new RestartMetrics(registry);
+    this.registry = registry;
     ReportingSink reporting = new ReportingSink(events, metrics);
     this.events = events;
     this.metrics = metrics;
@@ -142,6 +145,20 @@ final class OperatorFixture implements AutoCloseable {
       }
     };
     return new RespawnOperator(operatorClient, settings, sink, Optional.empty());
+  }
+
+  /**
+   * How many reconciles of the operator started last reached a decision (its respawn.decision.duration timer): a
+   * test of what an operator does not write first shows that it did look.
+   */
+  long decisions() {
+    return registry.get("respawn.decision.duration").timer().count();
+  }
+
+  /** Waits until the operator started last has reached at least {@code count} decisions. */
+  void awaitDecisions(long count) {
+    await("decisions of the operator started last").atMost(AT_MOST).pollInterval(POLL)
+        .until(this::decisions, n -> n >= count);
   }
 
   /** The operator's writes (POST, PUT, PATCH, DELETE) since the request log was last cleared. */

@@ -313,8 +313,8 @@ class ShellContractScenarioTest extends MockClusterScenario {
     i.setSpec(spec);
     f.client.resource(i).create();
     f.awaitInstance("both", x -> x.getStatus().phase == Phase.Suspended);
-    f.holdsFor(Duration.ofMillis(1500), () -> 0, x -> true);
-    var events = f.events("both");
+    await().atMost(OperatorFixture.AT_MOST).until(() -> f.events("both").size(), n -> n >= 1);
+    var events = f.holdsFor(Duration.ofMillis(1500), () -> f.events("both"), e -> e.size() == 1);
     assertThat(events).as("Events of one decision").singleElement().satisfies(e -> {
       assertThat(e.getReason()).isEqualTo("PolicyInvalid");
       assertThat(e.getNote()).contains("PolicyNotFound", "RestartRequested: Restart request r1 refused");

@@ -26,7 +26,7 @@ import net.jqwik.api.constraints.LongRange;
 /** Properties of the decision core that must hold for every policy and story. */
 class DecisionCoreProperties {
 
-  @Property
+  @Property(seed = "26112721")
   void delayNeverExceedsMaxDelay(@ForAll("backoffs") BackoffSettings b, @ForAll @IntRange(min = 1, max = 1000) int n,
       @ForAll long seed) {
     Duration base = Backoff.delay(b, n);
@@ -35,7 +35,7 @@ class DecisionCoreProperties {
     assertThat(jittered.toNanos()).isLessThanOrEqualTo(Math.round(b.maxDelay().toNanos() * (1 + b.jitter())) + 1);
   }
 
-  @Property
+  @Property(seed = "26112722")
   void withoutJitterTheDelayNeverDecreases(@ForAll("backoffs") BackoffSettings b,
       @ForAll @IntRange(min = 1, max = 999) int n) {
     assertThat(Backoff.delay(b, n + 1)).isGreaterThanOrEqualTo(Backoff.delay(b, n));
@@ -53,7 +53,7 @@ class DecisionCoreProperties {
   }
 
   /** However a failure sequence goes, it never gets more restarts than maxRetries. */
-  @Property(tries = 300)
+  @Property(tries = 300, seed = "26112723")
   void neverMoreRestartsThanMaxRetriesInOneSequence(@ForAll @IntRange(min = 0, max = 15) int maxRetries,
       @ForAll @IntRange(min = 1, max = 100) int threshold, @ForAll("exitCodes") List<Integer> exits,
       @ForAll @DoubleRange(min = 0, max = 1) double jitter) {
@@ -87,7 +87,7 @@ class DecisionCoreProperties {
       "HalfOpen>HalfOpen", "HalfOpen>Open", "HalfOpen>Closed");
 
   /** A random story of failures, healthy stretches and waits only ever makes legal circuit transitions. */
-  @Property(tries = 300)
+  @Property(tries = 300, seed = "26112724")
   void onlyLegalCircuitTransitions(@ForAll("stories") List<Integer> story,
       @ForAll @IntRange(min = 1, max = 5) int threshold) {
     AgentSim s = new AgentSim(AgentSim.policy(Specs.circuit(Specs.retries(new AgentRestartPolicySpec(), 1000),
@@ -122,7 +122,7 @@ class DecisionCoreProperties {
   }
 
   /** An invalid policy is refused, naming the field and the rule; no RestartPolicy exists, so it restarts nothing. */
-  @Property(tries = 500)
+  @Property(tries = 500, seed = "26112725")
   void invalidPoliciesAreRefusedWithTheFieldAndTheRule(@ForAll("invalidSpecs") Invalid invalid) {
     assertThatThrownBy(() -> PolicyCompiler.compile(invalid.spec()))
         .isInstanceOfSatisfying(PolicyInvalidException.class, e -> assertThat(e.violations())
@@ -178,7 +178,7 @@ class DecisionCoreProperties {
         }));
   }
 
-  @Property(tries = 200)
+  @Property(tries = 200, seed = "26112726")
   void attemptsUpTo1000NeverOverflow(@ForAll @LongRange(min = 1, max = 1_000_000) long initialMs,
       @ForAll @DoubleRange(min = 1.0, max = 10.0) double multiplier) {
     BackoffSettings b = new BackoffSettings(BackoffType.Exponential, Duration.ofMillis(initialMs), multiplier,

@@ -39,7 +39,9 @@ class SimulationGoldenTest {
       if (UPDATE) {
         Files.createDirectories(GOLDEN);
         Files.writeString(golden, actual, StandardCharsets.UTF_8);
-        return;
+        // a run that rewrites what it compares with passes nothing: review the diff, run again without the flag
+        throw new AssertionError("golden file " + golden + " written: review it, then run without "
+            + "-Drespawn.updateGolden");
       }
       assertThat(golden).as("golden file %s is missing: run with -Drespawn.updateGolden=true and check it", golden)
           .exists();

@@ -265,24 +265,27 @@ class CrdSchemaTest {
       doc = new Yaml().load(reader);
     }
     List<String> problems = new ArrayList<>();
-    collectNonStringEnums(doc, "", problems);
+    List<Object> checked = new ArrayList<>();
+    collectNonStringEnums(doc, "", problems, checked);
+    assertThat(checked).as("%s: the string enums checked", crd).isNotEmpty();
     assertThat(problems).as("%s: enum values a YAML 1.1 reader does not read as strings", crd).isEmpty();
   }
 
   @SuppressWarnings("unchecked")
-  private static void collectNonStringEnums(Object node, String where, List<String> problems) {
+  private static void collectNonStringEnums(Object node, String where, List<String> problems, List<Object> checked) {
     if (node instanceof Map<?, ?> map) {
       for (var entry : ((Map<String, Object>) map).entrySet()) {
         if (entry.getKey().equals("enum") && entry.getValue() instanceof List<?> values
             && "string".equals(map.get("type"))) {
+          checked.addAll(values);
           values.stream().filter(v -> !(v instanceof String))
               .forEach(v -> problems.add(where + ".enum: " + v + " (" + v.getClass().getSimpleName() + ")"));
         }
-        collectNonStringEnums(entry.getValue(), where + "." + entry.getKey(), problems);
+        collectNonStringEnums(entry.getValue(), where + "." + entry.getKey(), problems, checked);
       }
     } else if (node instanceof List<?> list) {
       for (int i = 0; i < list.size(); i++) {
-        collectNonStringEnums(list.get(i), where + "[" + i + "]", problems);
+        collectNonStringEnums(list.get(i), where + "[" + i + "]", problems, checked);
       }
     }
   }
