@@ -22,6 +22,11 @@ public final class LivenessGate {
   public static final String RESTART_LIMIT = "RestartLimitExceeded";
   public static final String POD_NOT_RUNNING = "PodNotRunning";
   public static final String POD_NOT_READY = "PodNotReady";
+  /** A container waits for a reason that is no condition reason (not CamelCase: a runtime's free text). */
+  public static final String CONTAINER_WAITING = "ContainerWaiting";
+  /** What a condition's reason may be (metav1.Condition: an identifier, at most 1024 characters). */
+  private static final java.util.regex.Pattern CONDITION_REASON =
+      java.util.regex.Pattern.compile("[A-Za-z]([A-Za-z0-9_,:]{0,1022}[A-Za-z0-9_])?");
 
   private LivenessGate() {}
 
@@ -87,6 +92,23 @@ public final class LivenessGate {
   }
 
   /**
+   * A pod not running yet: the kubelet's waiting reason (ErrImagePull, ...) is the Ready reason when it is one a
+   * condition may carry; other text (a runtime's own words) goes into the message, under {@value #CONTAINER_WAITING}.
+   */
+  private static Liveness waiting(PodView pod) {
+    String waiting = pod.waitingReason();
+    String message = pod.waitingMessage() != null ? pod.waitingMessage() : "pod " + pod.name() + " is not running yet";
+    if (waiting == null) {
+      return new Liveness(false, POD_NOT_RUNNING, message);
+    }
+    if (CONDITION_REASON.matcher(waiting).matches()) {
+      return new Liveness(false, waiting, message);
+    }
+    return new Liveness(false, CONTAINER_WAITING, "waiting: " + waiting
+        + (pod.waitingMessage() != null ? ": " + pod.waitingMessage() : ""));
+  }
+
+  /**
    * Judges the current run: whether it must end (stalled, crashed, stale, never started), whether it
    * is Ready, and when the verdict may change next.
    */
@@ -95,9 +117,7 @@ public final class LivenessGate {
     Optional<Duration> grace = policy.heartbeat().startupGrace();
     switch (pod.stage()) {
       case PENDING -> {
-        String reason = pod.waitingReason() != null ? pod.waitingReason() : POD_NOT_RUNNING;
-        Liveness l = new Liveness(false, reason, pod.waitingMessage() != null ? pod.waitingMessage()
-            : "pod " + pod.name() + " is not running yet");
+        Liveness l = waiting(pod);
         if (grace.isPresent() && pod.createdAt() != null) {
           Instant deadline = pod.createdAt().plus(grace.get());
           if (!now.isBefore(deadline)) {

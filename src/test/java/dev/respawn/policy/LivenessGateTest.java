@@ -183,6 +183,27 @@ class LivenessGateTest {
     assertThat(s.reconcile().deletePod()).isFalse(); // no heartbeats required: never stale
   }
 
+  /**
+   * A condition's reason is an identifier (metav1.Condition; a CRD with that rule would refuse the whole status
+   * write otherwise): a runtime's free text as a waiting reason is shown in the message instead.
+   */
+  @Test
+  void aWaitingReasonThatIsNoIdentifierIsShownInTheMessage() {
+    AgentSim s = withHeartbeat("60s", "120s");
+    s.reconcile();
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.PENDING, s.now, null, "Image pull failed: 401",
+        "unauthorized", false);
+    s.advance(Duration.ofSeconds(30));
+    Decision waiting = s.reconcile();
+    assertThat(waiting.liveness().reason()).isEqualTo(LivenessGate.CONTAINER_WAITING);
+    assertThat(waiting.liveness().message()).isEqualTo("waiting: Image pull failed: 401: unauthorized");
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.PENDING, s.now, null, "Err:Pull_2", null, false);
+    assertThat(s.reconcile().liveness().reason()).as("an identifier is kept").isEqualTo("Err:Pull_2");
+    s.pod = new PodView(s.pod.name(), s.pod.uid(), PodView.Stage.PENDING, s.now, null, "X".repeat(1025), null,
+        false);
+    assertThat(s.reconcile().liveness().reason()).as("too long").isEqualTo(LivenessGate.CONTAINER_WAITING);
+  }
+
   @Test
   void aPodThatCannotStartShowsItsReasonAndFailsWhenTheGraceRunsOut() {
     AgentSim s = withHeartbeat("60s", "120s");
