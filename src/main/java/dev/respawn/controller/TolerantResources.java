@@ -97,13 +97,13 @@ public final class TolerantResources {
     return client.getKubernetesSerialization() instanceof TolerantSerialization;
   }
 
-  /** The client, if it was built with {@link #serialization()} or {@link #forOperator()}; otherwise says how to build it. */
+  /** The client, if built with {@link #serialization()} or {@link #forOperator()}; otherwise says how to build it. */
   static KubernetesClient requireTolerant(KubernetesClient client) {
     if (!isTolerant(client)) {
       throw new IllegalArgumentException("The operator's client must be built with new KubernetesClientBuilder()"
-          + ".withKubernetesSerialization(TolerantResources.serialization()): with fabric8's default "
-          + "serialization, one AgentInstance or AgentRestartPolicy with a field of the wrong JSON type stops the "
-          + "operator");
+          + ".withKubernetesSerialization(TolerantResources.forOperator()) (or serialization()): with fabric8's "
+          + "default serialization, one AgentInstance or AgentRestartPolicy with a field of the wrong JSON type "
+          + "stops the operator");
     }
     return client;
   }

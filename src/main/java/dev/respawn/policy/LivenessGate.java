@@ -22,7 +22,10 @@ public final class LivenessGate {
   public static final String RESTART_LIMIT = "RestartLimitExceeded";
   public static final String POD_NOT_RUNNING = "PodNotRunning";
   public static final String POD_NOT_READY = "PodNotReady";
-  /** A container waits for a reason that is no condition reason (not CamelCase: a runtime's free text). */
+  /**
+   * A container waits for a reason that a condition may not carry (a runtime's free text: not a letter followed
+   * by letters, digits, '_', ',' or ':', or over 1024 characters).
+   */
   public static final String CONTAINER_WAITING = "ContainerWaiting";
   /** What a condition's reason may be (metav1.Condition: an identifier, at most 1024 characters). */
   private static final java.util.regex.Pattern CONDITION_REASON =

@@ -31,7 +31,7 @@ public final class OperatorProcess {
     Config config = new ConfigBuilder(Config.empty()).withMasterUrl(args[0]).withTrustCerts(true)
         .withNamespace(args[1]).withHttp2Disable(true).withUserAgent(args[2]).build();
     KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
-        .withKubernetesSerialization(TolerantResources.serialization()).build();
+        .withKubernetesSerialization(TolerantResources.forOperator()).build();
     CountingSink sink = AgentFleet.productionSink(client);
     RespawnOperator operator = new RespawnOperator(client, OperatorSettings.defaults().withNamespaces(Set.of(args[1])),
         sink, Optional.empty()).start();

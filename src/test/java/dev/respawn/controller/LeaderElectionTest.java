@@ -112,7 +112,7 @@ class LeaderElectionTest {
     kubelet.script("agent", Run.exit(1).after(Duration.ofMillis(200)), Run.runForever());
     createPolicyAndInstance("agent");
     await().atMost(Duration.ofSeconds(20)).until(() -> creations.containsKey("agent-2"));
-    // stop the leader abruptly; the follower must take over within one lease duration (+ retry slack)
+    // stop the leader (close() gives its Lease up); the follower must take over, at the latest when the Lease expires
     RespawnOperator leading = leader.equals("first") ? first : second;
     String follower = leader.equals("first") ? "second" : "first";
     leading.close();

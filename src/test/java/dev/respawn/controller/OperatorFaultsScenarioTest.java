@@ -161,7 +161,8 @@ class OperatorFaultsScenarioTest extends MockClusterScenario {
   /** An operator whose client retries as the jar's does (OperatorCommand: withRequestRetryBackoffLimit(2)). */
   void jarLikeOperator() {
     f.stopOperator();
-    var client = f.api.newClient(b -> b.withUserAgent(OperatorFixture.OPERATOR_AGENT).withRequestRetryBackoffLimit(2));
+    var client = f.api.newOperatorClient(b -> b.withUserAgent(OperatorFixture.OPERATOR_AGENT)
+        .withRequestRetryBackoffLimit(2));
     var events = new dev.respawn.observability.KubeEventRecorder(client, "respawn-test", f.settings.clock(),
         new dev.respawn.observability.KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
     jarMetrics = new dev.respawn.observability.RestartMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());

@@ -202,7 +202,7 @@ class TolerantResourcesTest {
       assertThat(TolerantResources.isTolerant(client)).isFalse();
       assertThatThrownBy(() -> new RespawnOperator(client, OperatorSettings.defaults(), DecisionSink.NONE,
           Optional.empty())).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("withKubernetesSerialization(TolerantResources.serialization())");
+          .hasMessageContaining("withKubernetesSerialization(TolerantResources.forOperator())");
     }
   }
 
