@@ -193,6 +193,7 @@ class DependencyScenarioTest extends MockClusterScenario {
     f.stopOperator();
     f.api.requests().clear();
     f.startOperator();
+    f.awaitPoliciesJudged(1); // it looked at the policy
     await("no policy write of a restarted operator").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
         .until(() -> f.operatorWrites().stream().noneMatch(r -> r.path().contains("agentrestartpolicies")));
     // and it was there to write: an edit of the policy is answered (it had listed the policy at its start)
@@ -225,6 +226,7 @@ class DependencyScenarioTest extends MockClusterScenario {
     f.api.requests().clear();
     f.startOperator();
     f.awaitDecisions(1); // it looked at a0
+    f.awaitPoliciesJudged(1); // and at its policy
     // the blame left the window while nobody looked: time passing, no write (api.md §12)
     await("no write of a restarted operator").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
         .until(() -> f.operatorWrites().isEmpty());

@@ -72,6 +72,7 @@ final class OperatorFixture implements AutoCloseable {
   volatile KubeEventRecorder events;
   volatile RestartMetrics metrics;
   private volatile SimpleMeterRegistry registry;
+  private volatile java.util.concurrent.atomic.AtomicLong policiesJudged;
   /** The User-Agent of the operator's client: its requests can be told apart at the server. */
   static final String OPERATOR_AGENT = "respawn-operator-under-test";
   /** Told everything the operator's sink is told, after it (tests count what was told). */
@@ -82,6 +83,8 @@ final class OperatorFixture implements AutoCloseable {
     KubernetesClient operatorClient = api.newOperatorClient(b -> b.withUserAgent(OPERATOR_AGENT));
     KubeEventRecorder events = new KubeEventRecorder(operatorClient, "respawn-test", settings.clock(),
         new KubeEventRecorder.Settings(Duration.ofMinutes(10), 4096, 1000, Duration.ZERO));
+    java.util.concurrent.atomic.AtomicLong policiesJudged = new java.util.concurrent.atomic.AtomicLong();
+    this.policiesJudged = policiesJudged;
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     RestartMetrics metrics = new RestartMetrics(registry);
     this.registry = registry;
@@ -131,6 +134,7 @@ final class OperatorFixture implements AutoCloseable {
           List<dev.respawn.policy.DependencyCircuit> circuits,
           Map<String, List<dev.respawn.policy.DependencyCircuit.Transition>> transitions) {
         reporting.dependencies(policy, circuits, transitions);
+        policiesJudged.incrementAndGet();
       }
 
       @Override
@@ -159,6 +163,15 @@ final class OperatorFixture implements AutoCloseable {
   void awaitDecisions(long count) {
     await("decisions of the operator started last").atMost(AT_MOST).pollInterval(POLL)
         .until(this::decisions, n -> n >= count);
+  }
+
+  /**
+   * Waits until the operator started last has judged policies at least {@code count} times (each reconcile of a
+   * policy ends by telling its circuits, also when it has none).
+   */
+  void awaitPoliciesJudged(long count) {
+    await("policy reconciles of the operator started last").atMost(AT_MOST).pollInterval(POLL)
+        .until(() -> policiesJudged.get(), n -> n >= count);
   }
 
   /** The operator's writes (POST, PUT, PATCH, DELETE) since the request log was last cleared. */
