@@ -53,7 +53,7 @@ final class MockCluster implements AutoCloseable {
 
   MockCluster() throws IOException {
     MOCK_LOG.setLevel(Level.OFF);
-    KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher();
+    KubernetesCrudDispatcher crud = new EtcdLikeDeletes();
     Dispatcher recording = new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
