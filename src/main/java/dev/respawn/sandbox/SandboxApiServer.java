@@ -4,7 +4,6 @@ import dev.respawn.controller.TolerantResources;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
@@ -44,7 +43,7 @@ public final class SandboxApiServer implements AutoCloseable {
   public SandboxApiServer(int port) {
     MOCK_LOG.setLevel(Level.OFF);
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-    server = new Server(new MockWebServer(), responses, new KubernetesMixedDispatcher(responses));
+    server = new Server(new MockWebServer(), responses, EtcdLikeDeletes.mixed(responses));
     server.init(InetAddress.getLoopbackAddress(), 0);
     client = server.createClient();
     List<CustomResourceDefinition> crds = new java.util.ArrayList<>();

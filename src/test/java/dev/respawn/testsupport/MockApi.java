@@ -1,11 +1,11 @@
 package dev.respawn.testsupport;
 
 import dev.respawn.controller.TolerantResources;
+import dev.respawn.sandbox.EtcdLikeDeletes;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -82,7 +82,7 @@ public final class MockApi implements AutoCloseable, BeforeAllCallback, AfterAll
     MOCK_SERVER_LOG.setLevel(Level.OFF);
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     MockWebServer webServer = new MockWebServer();
-    faulting = new FaultingDispatcher(new KubernetesMixedDispatcher(responses));
+    faulting = new FaultingDispatcher(EtcdLikeDeletes.mixed(responses));
     server = new Server(webServer, responses, requests.recording(faulting, webServer));
     server.init(InetAddress.getLoopbackAddress(), 0);
     client = newClient();

@@ -1,12 +1,22 @@
-package dev.respawn.acceptance;
+package dev.respawn.sandbox;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
 import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.internal.MockDispatcher;
+import io.fabric8.mockwebserver.internal.SimpleRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.Queue;
 
 /**
  * fabric8's CRUD mock, with a deletion's watch event at a resourceVersion of its own, as a real API server sends
@@ -15,8 +25,26 @@ import java.io.UncheckedIOException;
  * cache of recently created objects (kept until the informer is past their version) may go on preferring a pod as
  * the operator created it to the informer's newer copy of it: a running pod read as one not started, for good.
  * A slow-API-server probe found an instance left Starting that way (20 pods deleted while 20 were created).
+ * The sandbox and the tests' mock servers use it.
  */
-final class EtcdLikeDeletes extends KubernetesCrudDispatcher {
+public final class EtcdLikeDeletes extends KubernetesCrudDispatcher {
+  /**
+   * fabric8's mixed mode with it: a request with an expectation queued ({@code server.expect()}) is answered by
+   * that, any other by the CRUD store.
+   */
+  public static Dispatcher mixed(Map<ServerRequest, Queue<ServerResponse>> responses) {
+    MockDispatcher expectations = new MockDispatcher(responses);
+    EtcdLikeDeletes crud = new EtcdLikeDeletes();
+    return new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        Queue<ServerResponse> queued = responses.get(new SimpleRequest(HttpMethod.valueOf(request.getMethod()),
+            request.getPath()));
+        return queued != null && !queued.isEmpty() ? expectations.dispatch(request) : crud.dispatch(request);
+      }
+    };
+  }
+
   @Override
   public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
       GenericKubernetesResource resource, String newState) {
