@@ -93,10 +93,7 @@ class OperatorDeathScenarioTest extends FaultScenario {
    */
   @Test
   void aStallWhoseStatusWriteTheStoppedOperatorNeverMadeIsStillATimeout() {
-    f.policy("hb", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nheartbeat: {timeout: 1s}");
-    f.kubelet.script("stall", Run.runForever(), Run.runForever());
-    f.instance("stall", "hb");
-    f.awaitInstance("stall", i -> at(i, 1, Phase.Running));
+    running("stall", "hb", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nheartbeat: {timeout: 1s}", 2);
     java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
     f.api.faults(ApiFaults.refuseStatusWrites("stall", 503, "ServiceUnavailable", "the API server is unavailable",
         refused));
@@ -120,10 +117,7 @@ class OperatorDeathScenarioTest extends FaultScenario {
    */
   @Test
   void aStallRecordedWhosePodTheStoppedOperatorNeverDeletedIsDeletedByTheNext() {
-    f.policy("hb", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nheartbeat: {timeout: 1s}");
-    f.kubelet.script("kept", Run.runForever(), Run.runForever());
-    f.instance("kept", "hb");
-    f.awaitInstance("kept", i -> at(i, 1, Phase.Running));
+    running("kept", "hb", "backoff: {type: Linear, initialDelay: 1h, maxDelay: 1h}\nheartbeat: {timeout: 1s}", 2);
     java.util.concurrent.atomic.AtomicInteger refused = refusePodDeletes("kept-1");
     deletedByTheNextOperator("kept", refused, "Timeout");
     assertThat(f.podsEverCreated("kept")).containsExactly("kept-1");
