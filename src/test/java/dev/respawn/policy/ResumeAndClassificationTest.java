@@ -1,6 +1,6 @@
 package dev.respawn.policy;
 
-import static dev.respawn.policy.DependencyFleetTest.modelApiPolicy;
+import static dev.respawn.policy.Fleet.modelApiPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.respawn.api.v1alpha1.HealthVerdict;
@@ -98,17 +98,17 @@ class ResumeAndClassificationTest {
    */
   @Test
   void aRunInterruptedByASharedDependencyOutageResumesFromItsEligibleCheckpoint() {
-    DependencyFleetTest.Fleet f = new DependencyFleetTest.Fleet(modelApiPolicy("resume: {mode: Prefer}\n",
+    Fleet f = new Fleet(modelApiPolicy("resume: {mode: Prefer}\n",
         "failureThreshold: 1\nopenDuration: 30s\n"), "a");
     f.startAll();
-    DependencyFleetTest.Member a = f.m("a");
-    f.now = DependencyFleetTest.T0.plusSeconds(10);
+    Fleet.Member a = f.m("a");
+    f.now = Fleet.T0.plusSeconds(10);
     a.pods.lease(new LeaseView(f.now, f.now, HealthVerdict.Healthy, null, "ckpt-17", "in_progress", true, true),
         a.state.currentPod);
-    f.fail("a", DependencyFleetTest.OUTAGE);
+    f.fail("a", Fleet.OUTAGE);
     assertThat(a.state.waitingFor).isEqualTo("model-api");
     f.settle();
-    f.runUntil(DependencyFleetTest.T0.plusSeconds(120));
+    f.runUntil(Fleet.T0.plusSeconds(120));
     assertThat(a.podsCreated).as("the probe restart happened").hasSize(2);
     assertThat(a.state.lastRestart.resumeCheckpoint()).as("RESPAWN_RESUME_CHECKPOINT of the restarted run")
         .isEqualTo("ckpt-17");
@@ -120,14 +120,14 @@ class ResumeAndClassificationTest {
    */
   @Test
   void requireWithoutACheckpointNeverRestartsFreshAfterADependencyOutage() {
-    DependencyFleetTest.Fleet f = new DependencyFleetTest.Fleet(modelApiPolicy("resume: {mode: Require}\n",
+    Fleet f = new Fleet(modelApiPolicy("resume: {mode: Require}\n",
         "failureThreshold: 1\nopenDuration: 30s\n"), "a");
     f.startAll();
-    f.now = DependencyFleetTest.T0.plusSeconds(10);
-    f.fail("a", DependencyFleetTest.OUTAGE); // no checkpoint on the Lease at all
+    f.now = Fleet.T0.plusSeconds(10);
+    f.fail("a", Fleet.OUTAGE); // no checkpoint on the Lease at all
     f.settle();
-    f.runUntil(DependencyFleetTest.T0.plusSeconds(120));
-    DependencyFleetTest.Member a = f.m("a");
+    f.runUntil(Fleet.T0.plusSeconds(120));
+    Fleet.Member a = f.m("a");
     assertThat(a.podsCreated.size() == 1 || a.state.lastRestart.resumeCheckpoint() != null)
         .as("Require restarted %s without a checkpoint (pods created at %s)", a.state.currentPod, a.podsCreated)
         .isTrue();
