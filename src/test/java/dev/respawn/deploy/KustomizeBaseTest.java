@@ -47,7 +47,7 @@ class KustomizeBaseTest {
   void everyObjectIsWellFormed() {
     List<String> unknown = new ArrayList<>();
     for (HasMetadata o : OBJECTS) {
-      if (!(o instanceof CustomResourceDefinition)) { // CrdSchemaTest covers the CRDs
+      if (!(o instanceof CustomResourceDefinition)) { // the Crd*Test classes (CrdSchemaFixture) cover the CRDs
         unknownFields(o, o.getKind() + "/" + o.getMetadata().getName(), unknown);
       }
     }

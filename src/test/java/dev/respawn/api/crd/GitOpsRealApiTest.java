@@ -47,11 +47,11 @@ import org.junit.jupiter.api.Test;
  * operator writes only the status subresource (StatusPatch). Runs when RESPAWN_REALAPI_KUBECONFIG is set.
  */
 class GitOpsRealApiTest {
-  static final String ENV = RealApiServerTest.ENV;
+  static final String ENV = RealApiServerFixture.ENV;
   static final String GITOPS = "argocd"; // the field manager a GitOps tool applies with
   static final ObjectMapper JSON = new ObjectMapper();
-  static final ResourceDefinitionContext CRDS = RealApiServerTest.CRDS;
-  static final Map<String, ResourceDefinitionContext> KINDS = RealApiServerTest.KINDS;
+  static final ResourceDefinitionContext CRDS = RealApiServerFixture.CRDS;
+  static final Map<String, ResourceDefinitionContext> KINDS = RealApiServerFixture.KINDS;
 
   static KubernetesClient client;
   static String namespace;
@@ -61,9 +61,9 @@ class GitOpsRealApiTest {
   static void connect() throws Exception {
     String kubeconfig = System.getenv(ENV);
     if (kubeconfig == null || kubeconfig.isBlank()) {
-      skip = ENV + " is not set (see RealApiServerTest)";
-      if (Boolean.parseBoolean(System.getProperty(RealApiServerTest.REQUIRE, "false"))) {
-        org.junit.jupiter.api.Assertions.fail("-D" + RealApiServerTest.REQUIRE + "=true but " + skip);
+      skip = ENV + " is not set (see RealApiServerFixture)";
+      if (Boolean.parseBoolean(System.getProperty(RealApiServerFixture.REQUIRE, "false"))) {
+        org.junit.jupiter.api.Assertions.fail("-D" + RealApiServerFixture.REQUIRE + "=true but " + skip);
       }
       return;
     }
