@@ -15,6 +15,12 @@ import java.util.regex.Pattern;
 /** Compiles spec.dependencies (api.md §11) with the schema's rules checked again, and blames failures. */
 final class DependencyRules {
   static final int MAX_DEPENDENCIES = 16;
+  /**
+   * The most blames the policy's status may keep: each dependency keeps the latest blame of up to failureThreshold
+   * instances ({@code recentBlame}), and the whole object must stay within the API server's (etcd's) 1.5 MiB.
+   * 4,000 blames of 63-character names take about 470 KB, leaving room for the release order of a large fleet.
+   */
+  static final int MAX_BLAMES = 4000;
   private static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
 
   private DependencyRules() {}
@@ -52,6 +58,12 @@ final class DependencyRules {
       int probes = c.range(at + ".probes", d.probes, 1, 1, 100);
       double rate = c.range(at + ".releaseRate", d.releaseRate, 5.0, 0.0, 10000.0);
       out.add(new DependencySettings(name == null ? "" : name, match, threshold, window, open, probes, rate));
+    }
+    int blames = out.stream().mapToInt(DependencySettings::failureThreshold).sum();
+    if (blames > MAX_BLAMES) {
+      c.violations.add(new Violation("spec.dependencies", "failureThreshold must add up to at most " + MAX_BLAMES
+          + " over all dependencies (it adds up to " + blames + "): the policy's status keeps the latest blame of up "
+          + "to failureThreshold instances per dependency, and must fit within the API server's object size limit"));
     }
     return out;
   }

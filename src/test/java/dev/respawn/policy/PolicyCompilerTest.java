@@ -150,6 +150,10 @@ class PolicyCompilerTest {
       "dependencies: [{name: m, match: {}, window: 0s}] | spec.dependencies[0].window | greater than 0",
       "dependencies: [{name: m, match: {}, openDuration: soon}] | spec.dependencies[0].openDuration | must be a duration",
       "dependencies: [{name: m, match: {classes: [Gremlins]}}] | spec.dependencies[0].match.classes[0] | must be one of",
+      "dependencies: [{name: a, match: {}, failureThreshold: 1000}, {name: b, match: {}, failureThreshold: 1000},"
+          + " {name: c, match: {}, failureThreshold: 1000}, {name: d, match: {}, failureThreshold: 998},"
+          + " {name: e, match: {}}] | spec.dependencies | must add up to at most 4000 over all dependencies (it adds"
+          + " up to 4001)",
   })
   void refusesWithTheFieldAndTheRule(String yaml, String field, String rule) {
     assertThatThrownBy(() -> PolicyCompiler.compile(yaml(yaml)))
@@ -203,7 +207,8 @@ class PolicyCompilerTest {
   /**
    * §9: the operator refuses again what the schema refuses, and only that: every schema limit itself (64 rules,
    * 63-character names, 64 exit codes in 0..255, 32 reasons of up to 128 characters, an empty reason, 32 messages
-   * of up to 256 characters, 16 classes, 16 dependencies, a 32-character duration) is accepted.
+   * of up to 256 characters, 16 classes, 16 dependencies whose failureThresholds add up to 4000, a 32-character
+   * duration) is accepted.
    */
   @Test
   void everySchemaLimitItselfIsAccepted() throws Exception {
@@ -226,6 +231,7 @@ class PolicyCompilerTest {
       var d = new dev.respawn.api.v1alpha1.DependencySpec();
       d.name = i == 0 ? "d".repeat(63) : "dep-" + i;
       d.match = new dev.respawn.api.v1alpha1.FailureMatch();
+      d.failureThreshold = i < 3 ? Integer.valueOf(1000) : i == 3 ? Integer.valueOf(964) : null; // with the other twelve's default 3: 4000
       spec.dependencies.add(d);
     }
     RestartPolicy p = PolicyCompiler.compile(spec);
@@ -233,6 +239,7 @@ class PolicyCompilerTest {
     assertThat(p.failureRules().get(0).exitCodes()).hasSize(64).contains(0, 255);
     assertThat(p.failureRules().get(0).cooldown()).contains(Duration.ofSeconds(30));
     assertThat(p.dependencies()).hasSize(16);
+    assertThat(p.dependencies().get(0).failureThreshold()).isEqualTo(1000);
   }
 
   /** §9: one past each schema limit is refused, naming the field. */

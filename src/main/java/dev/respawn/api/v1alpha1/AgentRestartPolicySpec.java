@@ -67,6 +67,11 @@ public class AgentRestartPolicySpec {
       value = "self.all(d, self.exists_one(o, o.name == d.name))",
       message = "spec.dependencies[].name must be unique",
       reason = "FieldValueInvalid")
+  @ValidationRule(
+      value = "self.map(d, has(d.failureThreshold) ? d.failureThreshold : 3).sum() <= 4000",
+      message = "spec.dependencies[].failureThreshold must add up to at most 4000 over all dependencies (the "
+          + "policy's status keeps the latest blame of up to failureThreshold instances per dependency)",
+      reason = "FieldValueInvalid")
   public List<DependencySpec> dependencies;
 
   @JsonPropertyDescription("Resume-from-checkpoint rules.")

@@ -75,6 +75,10 @@ class SpecValidationRealApiTest extends RealApiServerFixture {
             + " match: {exitCodes: [0, 255]}}, {name: b, action: Ignore, maxRetries: 1000}, {name: c, action: Fail}]}"),
         Arguments.of("every class", POLICY, "{failureRules: [{name: a, action: Retry,"
             + " match: {classes: [ToolFailure, Timeout, ContextReset, ProcessCrash, Unknown]}}]}"),
+        Arguments.of("dependencies' failureThresholds adding up to 4000", POLICY, "{dependencies: ["
+            + "{name: a, match: {}, failureThreshold: 1000}, {name: b, match: {}, failureThreshold: 1000},"
+            + " {name: c, match: {}, failureThreshold: 1000}, {name: d, match: {}, failureThreshold: 997},"
+            + " {name: e, match: {}}]}"),
         Arguments.of("backoff None", POLICY, "{backoff: {type: None}}"),
         Arguments.of("backoff Immediate", POLICY, "{backoff: {type: Immediate}}"),
         Arguments.of("backoff Linear", POLICY, "{backoff: {type: Linear}}"),
@@ -189,6 +193,10 @@ class SpecValidationRealApiTest extends RealApiServerFixture {
         Arguments.of("dependency failureThreshold 1001", POLICY,
             "{dependencies: [{name: m, match: {}, failureThreshold: 1001}]}", "spec.dependencies[0].failureThreshold",
             HIGH),
+        Arguments.of("dependencies' failureThresholds adding up to 4001 (one by its default)", POLICY,
+            "{dependencies: [{name: a, match: {}, failureThreshold: 1000}, {name: b, match: {}, failureThreshold: 1000},"
+            + " {name: c, match: {}, failureThreshold: 1000}, {name: d, match: {}, failureThreshold: 998},"
+            + " {name: e, match: {}}]}", "spec.dependencies", "must add up to at most 4000"),
         Arguments.of("dependency releaseRate -1", POLICY, "{dependencies: [{name: m, match: {}, releaseRate: -1}]}",
             "spec.dependencies[0].releaseRate", LOW),
         Arguments.of("dependency window 0s", POLICY, "{dependencies: [{name: m, match: {}, window: 0s}]}",
