@@ -71,8 +71,7 @@ final class RestartCommand extends PluginCommand {
     d.put("reason", reason);
     d.put("requested_at", requestedAt);
     d.put("phase", phase == null ? null : phase.name());
-    String warning = phase != null && phase.isTerminal() ? "phase " + phase + " is terminal: the operator refuses a "
-        + "restart; use kubectl respawn resume " + name + " --force" : null;
+    String warning = RequestWarnings.restart(before, name, cluster.namespace);
     if (!await) {
       d.put("waited", false);
       d.put("message", warning != null ? "Restart requested, but " + warning : "Restart requested");

@@ -2,7 +2,6 @@ package dev.respawn.cli;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.Phase;
-import dev.respawn.controller.StatusMapper;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,13 +58,7 @@ final class ResumeCommand extends PluginCommand {
     d.put("requested_at", requestedAt);
     d.put("phase", phase == null ? null : phase.name());
     d.put("reason", code);
-    // the operator resumes only where the policy gave up or the agent finished (terminal phases), and takes a resume
-    // before the first decision as the first run's start; a live or waiting instance is restarted with
-    // respawn.dev/restart (as restart warns in a terminal phase)
-    boolean firstRunToCome = StatusMapper.toState(before.getStatus()).beforeFirstDecision();
-    String warning = phase != null && !phase.isTerminal() && !firstRunToCome ? "phase " + phase + " is not Escalated, "
-        + "Failed or Succeeded: the operator refuses a resume; use kubectl respawn restart " + name + " --reason TEXT"
-        : null;
+    String warning = RequestWarnings.resume(before, name, cluster.namespace);
     if (!await) {
       d.put("waited", false);
       d.put("message", warning != null ? "Resume requested, but " + warning

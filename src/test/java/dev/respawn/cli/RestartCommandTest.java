@@ -67,6 +67,20 @@ class RestartCommandTest {
         "kubectl respawn resume stuck --force");
   }
 
+  /** Suspended: the operator refuses a restart and a resume alike, so the warning does not send one to resume. */
+  @Test
+  void restartOfASuspendedInstanceWarnsToClearSuspendNotToResume() {
+    Instances.create(API.client(), "paused", "idle", null, "{phase: Suspended}");
+    API.client().resources(AgentInstance.class).inNamespace("paused").withName("idle")
+        .edit(i -> { i.getSpec().suspend = true; return i; });
+
+    Cli.Result r = cli("restart", "idle", "--reason", "try", "-n", "paused");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.out()).contains("agentinstance/idle restart requested", "warning: spec.suspend is true",
+        "refuses a restart", "kubectl patch agentinstance idle -n paused").doesNotContain("respawn resume");
+  }
+
   @Test
   void restartNeedsAReasonAndAName() {
     Instances.create(API.client(), "usage", "coder", null, "{phase: Running}");

@@ -62,6 +62,27 @@ class ResumeCommandTest {
         "kubectl respawn restart coder").doesNotContain("a new lifecycle starts now");
   }
 
+  /**
+   * An escalated instance someone then suspended: the operator refuses a resume while spec.suspend is true (README),
+   * so the plugin says so and how to clear it, instead of promising a new lifecycle (on-call tester).
+   */
+  @Test
+  void resumeOfASuspendedInstanceIsSentWithAWarningToClearSuspendFirst() {
+    Instances.create(API.client(), "hushed", "stuck", null, "{phase: Escalated}");
+    API.client().resources(AgentInstance.class).inNamespace("hushed").withName("stuck")
+        .edit(i -> { i.getSpec().suspend = true; return i; });
+
+    Cli.Result json = cli("resume", "stuck", "--force", "-n", "hushed", "-o", "json");
+    Cli.Result table = cli("resume", "stuck", "--force", "-n", "hushed");
+
+    assertThat(json.exit()).as(json.toString()).isZero();
+    assertThat(json.json().get("message").asText()).startsWith("Resume requested, but spec.suspend is true")
+        .contains("refuses a resume", "kubectl patch agentinstance stuck -n hushed --type merge",
+            "{\"spec\":{\"suspend\":false}}").doesNotContain("new lifecycle");
+    assertThat(table.out()).contains("agentinstance/stuck resume requested", "warning: spec.suspend is true")
+        .doesNotContain("a new lifecycle starts now");
+  }
+
   /** Before the first decision (its policy not there yet: Pending, no run) a resume is the first run's start. */
   @Test
   void resumeBeforeTheFirstRunIsSentWithoutAWarning() {
