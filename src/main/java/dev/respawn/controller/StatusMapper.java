@@ -56,7 +56,8 @@ public final class StatusMapper {
     if (st.lastFailure != null) {
       FailureStatus f = st.lastFailure;
       s.lastFailure = new FailureInfo(f.pod, f.podUid, f.failureClass, f.failureReason, f.reason, f.exitCode, f.message,
-          f.rule, Boolean.TRUE.equals(f.retryable), time(f.at), f.dependency, Boolean.TRUE.equals(f.probe));
+          f.rule, Boolean.TRUE.equals(f.retryable), time(f.at), f.dependency, Boolean.TRUE.equals(f.probe),
+          Boolean.TRUE.equals(f.podDeleted));
     }
     if (st.lastDecision != null) {
       DecisionStatus d = st.lastDecision;
@@ -137,6 +138,7 @@ public final class StatusMapper {
       fs.at = text(f.at());
       fs.dependency = f.dependency();
       fs.probe = f.probe() ? Boolean.TRUE : null; // shown only when it was one
+      fs.podDeleted = f.podDeleted() ? Boolean.TRUE : null; // shown only when the operator deleted it
       st.lastFailure = fs;
     }
     if (s.lastDecision != null) {

@@ -23,6 +23,15 @@ public enum EndingKind {
   /** A HalfOpen trial run neither healthy nor ended within openDuration. */
   TRIAL_EXPIRED;
 
+  /**
+   * Endings the operator judges while the pod lives, and brings about by deleting it (api.md §3, §5): the pod and its
+   * logs are gone once the run has ended.
+   */
+  public boolean endsByDeletingThePod() {
+    return this == NEVER_STARTED || this == HEARTBEAT_STALE || this == HEARTBEAT_STALLED || this == HEARTBEAT_CRASHED
+        || this == TRIAL_EXPIRED;
+  }
+
   /** Endings caused by a stalled agent (terminal reason StallTimeout when retries run out). */
   public boolean isStall() {
     return this == HEARTBEAT_STALE || this == HEARTBEAT_STALLED;

@@ -43,7 +43,13 @@ final class EscalationNote {
       sb.append(". Last run: pod ").append(pod).append(", ended without a failure");
     }
     // no pod ran (a template the API server refused at the first run): nothing to read logs of
-    String checklist = ". Inspect: " + (pod == null ? "" : "kubectl logs " + pod + " -n " + namespace + "; ")
+    // a pod the operator deleted to end its run (a stall, the startup grace over) took its logs with it: its Events
+    // stay for a while (an hour by default)
+    String inspect = pod == null ? "" : f != null && f.podDeleted() && pod.equals(f.pod())
+        ? "pod " + pod + " was deleted to end the run, its logs with it (a cluster log store may keep them); "
+            + "kubectl get events -n " + namespace + " --field-selector involvedObject.name=" + pod + "; "
+        : "kubectl logs " + pod + " -n " + namespace + "; ";
+    String checklist = ". Inspect: " + inspect
         + "kubectl describe agentinstance " + instance + " -n " + namespace
         + ". Continue: kubectl annotate agentinstance " + instance
         + " respawn.dev/resume=<id> --overwrite, or kubectl respawn resume " + instance + " --force";

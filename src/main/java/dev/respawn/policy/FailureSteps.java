@@ -81,7 +81,8 @@ final class FailureSteps {
     InterruptionClass cls = c.interruptionClass();
     s.lastFailure = new FailureInfo(e.pod(), e.podUid(), cls, c.failureReason(),
         Bounds.truncateUtf8(e.reason(), Bounds.MESSAGE_BYTES), e.exitCode(),
-        Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now, null);
+        Bounds.truncateUtf8(e.message(), Bounds.MESSAGE_BYTES), c.rule(), c.retryable(), d.now, null, false,
+        e.kind().endsByDeletingThePod());
     String summary = Bounds.truncateUtf8(cls + "/" + c.failureReason() + (e.exitCode() != null ? " exit "
         + e.exitCode() : "") + (e.reason() != null ? " " + e.reason() : ""), Bounds.MESSAGE_BYTES);
     // d. Ignore (taken here, after a. and c. still win): restart at once, not a failure, so told as a scheduled

@@ -141,23 +141,26 @@ public final class InstanceState {
     }
   }
 
-  /** status.lastFailure. */
+  /**
+   * status.lastFailure; {@code podDeleted}: the operator ended the run by deleting its live pod (a stalled or
+   * crashed heartbeat, the startup grace over, an expired HalfOpen trial), so that pod's logs went with it.
+   */
   public record FailureInfo(String pod, String podUid, InterruptionClass interruptionClass, String failureReason,
       String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at,
-      String dependency, boolean probe) {
+      String dependency, boolean probe, boolean podDeleted) {
 
-    /** A failure blamed on no shared dependency. */
+    /** A failure blamed on no shared dependency, of a run whose pod ended by itself. */
     public FailureInfo(String pod, String podUid, InterruptionClass interruptionClass, String failureReason,
         String reason, Integer exitCode, String message, String rule, boolean retryable, Instant at,
         String dependency) {
       this(pod, podUid, interruptionClass, failureReason, reason, exitCode, message, rule, retryable, at, dependency,
-          false);
+          false, false);
     }
 
     /** The same failure, blamed on a shared dependency; {@code probe}: it ended a probe run of it. */
     public FailureInfo blamedOn(String name, boolean probe) {
       return new FailureInfo(pod, podUid, interruptionClass, failureReason, reason, exitCode, message, rule, retryable,
-          at, name, probe);
+          at, name, probe, podDeleted);
     }
   }
 

@@ -210,8 +210,11 @@ public final class RestartEvaluator {
       // a pod that never started keeps why (ErrImagePull, Unschedulable, ...): what a rule's reasons match, and
       // lastFailure.reason shows
       String reason = end.get() == EndingKind.NEVER_STARTED ? pod.waitingReason() : null;
-      FailureSteps.runEnded(d, new RunEnding(pod.name(), pod.uid(), end.get(), null, reason,
-          j.liveness().message(), d.now), evaluators);
+      String message = end.get() == EndingKind.TRIAL_EXPIRED ? "HalfOpen trial neither healthy nor ended within "
+          + "openDuration (" + GoDuration.format(p.circuitBreaker().openDuration()) + "): " + j.liveness().message()
+          : j.liveness().message();
+      FailureSteps.runEnded(d, new RunEnding(pod.name(), pod.uid(), end.get(), null, reason, message, d.now),
+          evaluators);
       return;
     }
     // a probe of a shared dependency proves it healthy the same way (api.md §11)

@@ -100,7 +100,7 @@ public class StatusRoundTripProperties {
     if (r.nextBoolean()) {
       s.lastFailure = new FailureInfo("agent-1", "uid-1", pick(r, InterruptionClass.values()), "UnhandledException",
           maybe(r, "Error"), maybe(r, r.nextInt(0, 256)), maybe(r, "network_timeout"), r.nextBoolean() ? "" : "rule",
-          r.nextBoolean(), time(r), maybe(r, "model-api"));
+          r.nextBoolean(), time(r), maybe(r, "model-api"), r.nextBoolean(), r.nextBoolean());
     }
     if (r.nextBoolean()) {
       s.lastDecision = new DecisionInfo(pick(r, dev.respawn.policy.DecisionAction.values()),

@@ -137,6 +137,10 @@ class InstanceCircuitTest {
       assertThat(s.reconcile().deletePod()).as(as).isTrue();
       assertThat(s.state.circuit.state()).as(as).isEqualTo(CircuitState.Open);
       assertThat(s.state.circuit.trips()).as(as).isEqualTo(2);
+      // the failure says the trial ran out, and that its pod was deleted (on-call tester: it read "not running yet")
+      assertThat(s.state.lastFailure.message()).as(as)
+          .startsWith("HalfOpen trial neither healthy nor ended within openDuration (5m0s): ");
+      assertThat(s.state.lastFailure.podDeleted()).as(as).isTrue();
     }
   }
 

@@ -156,8 +156,26 @@ class LivenessGateTest {
     Decision d = s.reconcile();
     assertThat(s.state.phase).isEqualTo(Phase.Escalated);
     assertThat(d.liveness().reason()).isEqualTo("RestartLimitExceeded");
-    assertThat(d.liveness().message()).contains("Inspect: kubectl logs");
+    // the operator deletes the stalled pod to end the run: its logs go with it, so the checklist sends one to its
+    // Events, not to kubectl logs (on-call tester)
+    assertThat(d.deletions()).extracting(PodDeletion::why).containsExactly(PodDeletion.Why.END_RUN);
+    assertThat(s.state.lastFailure.podDeleted()).isTrue();
+    String pod = s.state.lastFailure.pod();
+    assertThat(d.liveness().message()).contains("Inspect: pod " + pod + " was deleted to end the run, its logs with it",
+        "--field-selector involvedObject.name=" + pod, "respawn.dev/resume").doesNotContain("kubectl logs");
     assertThat(s.reconcile().liveness()).isEqualTo(d.liveness());
+  }
+
+  /** A run that ends by itself keeps its pod for kubectl logs, and the checklist points there. */
+  @Test
+  void aRunThatExitedAndEscalatesIsInspectedWithKubectlLogs() {
+    AgentSim s = new AgentSim(AgentSim.policy(Specs.retries(new AgentRestartPolicySpec(), 0))).started();
+    Decision d = s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+    assertThat(s.state.lastFailure.podDeleted()).isFalse();
+    assertThat(d.deletions()).isEmpty();
+    assertThat(d.liveness().message()).contains("Inspect: kubectl logs " + s.state.lastFailure.pod())
+        .doesNotContain("was deleted");
   }
 
   @Test

@@ -32,6 +32,9 @@ public class FailureStatus {
   @JsonPropertyDescription("True when the run that failed was a probe of that dependency (it ran in its HalfOpen): "
       + "its failure opens the shared circuit again.")
   public Boolean probe;
+  @JsonPropertyDescription("True when the operator ended the run by deleting its pod (a stale heartbeat, a Stalled or "
+      + "Crashed verdict, heartbeat.startupGrace over, an expired HalfOpen trial): the pod's logs went with it.")
+  public Boolean podDeleted;
   @JsonPropertyDescription("When the failure was observed.")
   public String at;
 
