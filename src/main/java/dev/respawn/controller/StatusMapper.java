@@ -6,6 +6,7 @@ import dev.respawn.api.v1alpha1.DecisionStatus;
 import dev.respawn.api.v1alpha1.FailureStatus;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import dev.respawn.api.v1alpha1.OperatorRequest;
+import dev.respawn.api.v1alpha1.RefusedRequestStatus;
 import dev.respawn.api.v1alpha1.HeartbeatStatus;
 import dev.respawn.api.v1alpha1.Phase;
 import dev.respawn.api.v1alpha1.RestartRecord;
@@ -23,6 +24,7 @@ import dev.respawn.policy.RunOutcome;
 import dev.respawn.policy.InstanceState.DecisionInfo;
 import dev.respawn.policy.InstanceState.FailureInfo;
 import dev.respawn.policy.InstanceState.HeartbeatInfo;
+import dev.respawn.policy.InstanceState.RefusedRequest;
 import dev.respawn.policy.InstanceState.RestartInfo;
 import dev.respawn.policy.InstanceState.ResumeInfo;
 import dev.respawn.policy.InstanceState.RunInfo;
@@ -96,6 +98,14 @@ public final class StatusMapper {
     if (st.handledRequests != null) {
       for (OperatorRequest kind : OperatorRequest.values()) {
         Optional.ofNullable(st.handledRequests.get(kind.statusKey())).ifPresent(id -> s.handledRequests.put(kind, id));
+      }
+    }
+    if (st.refusedRequests != null) {
+      for (OperatorRequest kind : OperatorRequest.values()) {
+        RefusedRequestStatus r = st.refusedRequests.get(kind.statusKey());
+        if (r != null && r.id != null) {
+          s.refusedRequests.put(kind, new RefusedRequest(r.id, r.message));
+        }
       }
     }
     if (st.earlierRequests != null) {
@@ -217,6 +227,15 @@ public final class StatusMapper {
     if (!s.handledRequests.isEmpty()) {
       st.handledRequests = new java.util.TreeMap<>();
       s.handledRequests.forEach((kind, id) -> st.handledRequests.put(kind.statusKey(), id));
+    }
+    if (!s.refusedRequests.isEmpty()) {
+      st.refusedRequests = new java.util.TreeMap<>();
+      s.refusedRequests.forEach((kind, r) -> {
+        RefusedRequestStatus rs = new RefusedRequestStatus();
+        rs.id = r.id();
+        rs.message = r.message();
+        st.refusedRequests.put(kind.statusKey(), rs);
+      });
     }
     if (!s.earlierRequests.isEmpty()) {
       st.earlierRequests = new java.util.TreeMap<>();

@@ -40,6 +40,8 @@ public final class InstanceState {
   public Map<OperatorRequest, String> handledRequests = new EnumMap<>(OperatorRequest.class);
   /** Ids handled before the last one, oldest first, at most {@link Bounds#EARLIER_REQUESTS} per kind. */
   public Map<OperatorRequest, List<String>> earlierRequests = new EnumMap<>(OperatorRequest.class);
+  /** The last request of a kind, when it was refused (status.refusedRequests); dropped when one is acted on. */
+  public Map<OperatorRequest, RefusedRequest> refusedRequests = new EnumMap<>(OperatorRequest.class);
   /** The shared dependency this instance waits for (phase CircuitOpen) or probes, or null. */
   public String waitingFor;
   /**
@@ -73,6 +75,8 @@ public final class InstanceState {
     c.handledRequests.putAll(handledRequests);
     c.earlierRequests = new EnumMap<>(OperatorRequest.class);
     earlierRequests.forEach((kind, ids) -> c.earlierRequests.put(kind, new ArrayList<>(ids)));
+    c.refusedRequests = new EnumMap<>(OperatorRequest.class);
+    c.refusedRequests.putAll(refusedRequests);
     c.waitingFor = waitingFor;
     c.readySince = readySince;
     return c;
@@ -89,7 +93,7 @@ public final class InstanceState {
         && Objects.equals(lastRestart, s.lastRestart) && terminalReason == s.terminalReason
         && recentRestarts.equals(s.recentRestarts) && history.equals(s.history)
         && handledRequests.equals(s.handledRequests) && earlierRequests.equals(s.earlierRequests)
-        && Objects.equals(waitingFor, s.waitingFor);
+        && refusedRequests.equals(s.refusedRequests) && Objects.equals(waitingFor, s.waitingFor);
   }
 
   /** Whether nothing was decided for the instance yet: no run, no pod, no decision in status. */
@@ -104,6 +108,7 @@ public final class InstanceState {
 
   /** Records a request as acted on; the one before it joins the earlier ones (the oldest go first). */
   public void handle(OperatorRequest kind, String id) {
+    refusedRequests.remove(kind);
     String before = handledRequests.put(kind, id);
     if (before != null && !before.equals(id)) {
       List<String> earlier = new ArrayList<>(earlierRequests.getOrDefault(kind, List.of()));
@@ -115,6 +120,15 @@ public final class InstanceState {
       earlierRequests.put(kind, earlier);
     }
   }
+  /** Records a request as handled by refusing it: why is kept until a later request of its kind is acted on. */
+  public void refuse(OperatorRequest kind, String id, String why) {
+    handle(kind, id);
+    refusedRequests.put(kind, new RefusedRequest(id, Bounds.truncateUtf8(why, Bounds.MESSAGE_BYTES)));
+  }
+
+  /** status.refusedRequests: a refused request's id and why. */
+  public record RefusedRequest(String id, String message) {}
+
 
   @Override
   public int hashCode() {

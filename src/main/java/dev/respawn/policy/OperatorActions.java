@@ -144,10 +144,8 @@ final class OperatorActions {
   private static boolean resume(DecisionDraft d, Request r, boolean resumable) {
     InstanceState s = d.state;
     if (!resumable) {
-      d.reasonCode = ReasonCode.REQUEST_REFUSED;
-      d.notice(Notice.warning(EventReason.RestartRequested, "Resume request " + r.id() + " refused: phase " + s.phase
-          + " is not Escalated, Failed or Succeeded, nothing to resume; use respawn.dev/restart (kubectl respawn restart "
-          + d.instance() + ")"));
+      refuse(d, OperatorRequest.RESUME, r, "phase " + s.phase + " is not Escalated, Failed or Succeeded, nothing to "
+          + "resume; use respawn.dev/restart (kubectl respawn restart " + d.instance() + ")");
       return false;
     }
     CircuitState before = s.circuit.state();
@@ -198,9 +196,8 @@ final class OperatorActions {
   private static boolean restart(DecisionDraft d, Request r) {
     InstanceState s = d.state;
     if (s.phase.isTerminal()) {
-      d.reasonCode = ReasonCode.REQUEST_REFUSED;
-      d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: phase " + s.phase
-          + " is terminal; use respawn.dev/resume (kubectl respawn resume " + d.instance() + " --force)"));
+      refuse(d, OperatorRequest.RESTART, r, "phase " + s.phase + " is terminal; use respawn.dev/resume (kubectl "
+          + "respawn resume " + d.instance() + " --force)");
       return false;
     }
     boolean waitsForDependency = s.phase == Phase.CircuitOpen && s.waitingFor != null;
@@ -209,13 +206,11 @@ final class OperatorActions {
       // restartLimit counts restarts of every kind (api.md §1, §3.3): a person's too; the live run goes on, a wait for
       // a shared dependency too (its failure skipped step i). Between runs of a failure's own wait the next restart
       // is due anyway (step i let it): skipping that wait adds none
-      d.reasonCode = ReasonCode.REQUEST_REFUSED;
-      d.notice(Notice.warning(EventReason.RestartRequested, "Restart request " + r.id() + " refused: "
-          + d.policy.restartLimit().map(l -> l.maxRestarts() + " restarts within " + GoDuration.format(l.window()))
+      refuse(d, OperatorRequest.RESTART, r, d.policy.restartLimit().map(l -> l.maxRestarts() + " restarts within " + GoDuration.format(l.window()))
           .orElse("the restart limit") + " already (restartLimit); " + (waitsForDependency ? "it waits for "
           + s.waitingFor + " as before" : "the current run goes on") + "; a restart fits in the "
           + "window again at " + RestartWindow.roomAt(s.recentRestarts, d.policy.restartLimit(), d.now)
-          .map(Instant::toString).orElse("?") + " (use a new request id then)"));
+          .map(Instant::toString).orElse("?") + " (use a new request id then)");
       return false;
     }
     RestartInfo waitedFor = waitedFor(s);
@@ -266,11 +261,21 @@ final class OperatorActions {
 
   private static void refuseRequests(DecisionDraft d, String why) {
     pending(d).forEach((kind, r) -> {
-      d.state.handle(kind, r.id());
-      String name = kind.statusKey();
-      d.notice(Notice.warning(EventReason.RestartRequested, Character.toUpperCase(name.charAt(0)) + name.substring(1)
-          + " request " + r.id() + " refused: " + why));
+      d.state.refuse(kind, r.id(), why);
+      d.notice(Notice.warning(EventReason.RestartRequested, refusal(kind, r, why)));
     });
+  }
+
+  /** A request refused in a decision: recorded as handled with why, told by a Warning, audited as request_refused. */
+  private static void refuse(DecisionDraft d, OperatorRequest kind, Request r, String why) {
+    d.state.refuse(kind, r.id(), why);
+    d.reasonCode = ReasonCode.REQUEST_REFUSED;
+    d.notice(Notice.warning(EventReason.RestartRequested, refusal(kind, r, why)));
+  }
+
+  private static String refusal(OperatorRequest kind, Request r, String why) {
+    String name = kind.statusKey();
+    return Character.toUpperCase(name.charAt(0)) + name.substring(1) + " request " + r.id() + " refused: " + why;
   }
 
   private static String currentUid(DecisionDraft d) {

@@ -143,6 +143,11 @@ class OperatorActionScenarioTest extends MockClusterScenario {
     f.holdsFor(Duration.ofMillis(700), () -> f.get("done"), i -> i.getStatus().phase == Phase.Succeeded);
     assertThat(f.podsEverCreated("done")).containsExactly("done-1");
     assertThat(f.get("done").getStatus().handledRequests.get("restart")).isEqualTo("too-late");
+    // status says it was refused, and why, for as long as no later restart request is acted on (Events expire)
+    var refused = f.get("done").getStatus().refusedRequests.get("restart");
+    assertThat(refused.id).isEqualTo("too-late");
+    assertThat(refused.message).isEqualTo("phase Succeeded is terminal; use respawn.dev/resume (kubectl respawn "
+        + "resume done --force)");
   }
 
   @Test

@@ -103,6 +103,10 @@ public class StatusRoundTripProperties {
           r.nextBoolean(), time(r), maybe(r, "model-api"), r.nextBoolean(), r.nextBoolean());
     }
     if (r.nextBoolean()) {
+      s.refusedRequests.put(pick(r, dev.respawn.api.v1alpha1.OperatorRequest.values()),
+          new InstanceState.RefusedRequest("req-" + r.nextInt(0, 9), "phase Running is not Escalated"));
+    }
+    if (r.nextBoolean()) {
       s.lastDecision = new DecisionInfo(pick(r, dev.respawn.policy.DecisionAction.values()),
           maybe(r, pick(r, ReasonCode.values())), r.nextInt(0, 5), r.nextInt(0, 5), r.nextBoolean(),
           r.nextInt(0, 1000) / 4.0, time(r), r.nextBoolean() ? null : "the server said no " + r.nextInt(100));

@@ -113,6 +113,28 @@ class ResumeRequestTest {
     assertThat(reasons(waiting)).contains("RestartRequested");
   }
 
+  /**
+   * Status tells a refused request from one acted on (on-call tester: an Event expires within the hour): its id and
+   * why stay in refusedRequests until a later request of its kind is acted on.
+   */
+  @Test
+  void aRefusedResumeStaysInStatusWithWhyUntilAResumeIsActedOn() {
+    var resume = dev.respawn.api.v1alpha1.OperatorRequest.RESUME;
+    AgentSim s = sim(Specs.retries(Specs.spec(), 0)).started();
+    s.resumeRequest = new Request("too-early", null);
+    s.reconcile();
+    assertThat(s.state.refusedRequests.get(resume)).isEqualTo(new InstanceState.RefusedRequest("too-early",
+        "phase Running is not Escalated, Failed or Succeeded, nothing to resume; use respawn.dev/restart (kubectl "
+            + "respawn restart coder)"));
+    s.exit(1);
+    assertThat(s.state.phase).isEqualTo(Phase.Escalated);
+    assertThat(s.state.refusedRequests).as("a decision of another kind keeps it").containsKey(resume);
+    s.resumeRequest = new Request("now", null);
+    assertThat(s.reconcile().start()).isPresent();
+    assertThat(s.state.handledRequests.get(resume)).isEqualTo("now");
+    assertThat(s.state.refusedRequests).as("acted on: the refusal is history").isEmpty();
+  }
+
   /** §6: each request is acted on once: a resume refused while Running does not swallow a restart of the same edit. */
   @Test
   void aRefusedResumeDoesNotSwallowARestartRequestedInTheSameEdit() {

@@ -56,6 +56,10 @@ public class AgentInstanceStatus {
   @JsonPropertyDescription("Request ids acted on before the last one, by kind, oldest first (at most 10 each): a "
       + "value set again later (a GitOps revert) is not acted on again.")
   public Map<String, List<String>> earlierRequests;
+  @JsonPropertyDescription("The last request of a kind, when the operator refused it (a resume of a running "
+      + "instance, a restart of an escalated one, any while suspended): its id and why; dropped when a later request "
+      + "of that kind is acted on.")
+  public Map<String, RefusedRequestStatus> refusedRequests;
   @JsonPropertyDescription("Ready (liveness gate), Recovering (failure sequence open), Escalated (operator action needed).")
   public List<StatusCondition> conditions;
 }
