@@ -35,8 +35,14 @@ final class FailedAgentsResume {
         .sorted(Comparator.comparing(i -> i.getMetadata().getName())).toList();
     List<Map<String, Object>> agents = new ArrayList<>();
     List<String> errors = new ArrayList<>();
+    // the operator refuses a resume while spec.suspend is true: such an instance is not asked, and said so
+    List<String> suspended = new ArrayList<>();
     for (AgentInstance i : failed) {
       String name = i.getMetadata().getName();
+      if (i.getSpec() != null && Boolean.TRUE.equals(i.getSpec().suspend)) {
+        suspended.add(name);
+        continue;
+      }
       String id = RequestIds.next(cluster.clock, i, AgentInstance.RESUME_ANNOTATION);
       Map<String, Object> a = item(i, id);
       try {
@@ -56,10 +62,16 @@ final class FailedAgentsResume {
     if (!errors.isEmpty()) {
       d.put("errors", errors);
     }
+    String skipped = suspended.isEmpty() ? "" : "; not resumed, spec.suspend is true (clear it first): "
+        + String.join(", ", suspended);
+    if (!suspended.isEmpty()) {
+      d.put("agents_suspended", suspended);
+    }
     d.put("timestamp", cluster.now().toString());
-    d.put("message", agents.isEmpty() && errors.isEmpty() ? "No Failed or Escalated agents in namespace "
-        + cluster.namespace : agents.size() + " agent(s) resumed: each starts a new lifecycle now");
-    Printer.print(out, format, d, () -> table(agents));
+    d.put("message", (agents.isEmpty() && errors.isEmpty() ? "No Failed or Escalated agents to resume in namespace "
+        + cluster.namespace : agents.size() + " agent(s) resumed: each starts a new lifecycle now") + skipped);
+    Printer.print(out, format, d, () -> table(agents) + (skipped.isEmpty() ? "" : skipped.substring(2)
+        + System.lineSeparator()));
     if (!errors.isEmpty()) {
       throw CommandFailure.of("could not resume " + String.join("; ", errors));
     }

@@ -13,7 +13,7 @@ final class RequestWarnings {
 
   static String restart(AgentInstance before, String name, String namespace) {
     if (suspended(before)) {
-      return whileSuspended("restart", name, namespace);
+      return whileSuspended("restart", phase(before), name, namespace);
     }
     Phase phase = phase(before);
     return phase != null && phase.isTerminal() ? "phase " + phase + " is terminal: the operator refuses a restart; "
@@ -22,7 +22,7 @@ final class RequestWarnings {
 
   static String resume(AgentInstance before, String name, String namespace) {
     if (suspended(before)) {
-      return whileSuspended("resume", name, namespace);
+      return whileSuspended("resume", phase(before), name, namespace);
     }
     // the operator resumes only where the policy gave up or the agent finished (terminal phases), and takes a resume
     // before the first decision as the first run's start; a live or waiting instance is restarted with
@@ -42,9 +42,16 @@ final class RequestWarnings {
     return before.getStatus() == null ? null : before.getStatus().phase;
   }
 
-  private static String whileSuspended(String request, String name, String namespace) {
-    return "spec.suspend is true: the operator refuses a " + request + " while the instance is suspended; clear it "
-        + "first (kubectl patch agentinstance " + name + " -n " + namespace
-        + " --type merge -p '{\"spec\":{\"suspend\":false}}')";
+  /**
+   * Clearing spec.suspend starts the next run of a suspended instance; an ended lifecycle (suspended after it ended)
+   * stays ended, and only a resume continues it (README, "Suspending an instance whose lifecycle has ended").
+   */
+  private static String whileSuspended(String request, Phase phase, String name, String namespace) {
+    String clear = "kubectl patch agentinstance " + name + " -n " + namespace
+        + " --type merge -p '{\"spec\":{\"suspend\":false}}'";
+    boolean ended = phase == Phase.Escalated || phase == Phase.Failed || phase == Phase.Succeeded;
+    return "spec.suspend is true: the operator refuses a " + request + " while the instance is suspended; "
+        + (ended ? "clear it (" + clear + "), then kubectl respawn resume " + name + " --force"
+            : "clearing it starts the next run (" + clear + ")");
   }
 }

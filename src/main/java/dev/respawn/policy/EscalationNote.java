@@ -43,9 +43,9 @@ final class EscalationNote {
       sb.append(". Last run: pod ").append(pod).append(", ended without a failure");
     }
     // no pod ran (a template the API server refused at the first run): nothing to read logs of
-    // a pod the operator deleted to end its run (a stall, the startup grace over) took its logs with it: its Events
-    // stay for a while (an hour by default)
-    String inspect = pod == null ? "" : f != null && f.podDeleted() && pod.equals(f.pod())
+    // a pod the operator deleted to end its run (a stall, the startup grace over; a restart or resume request,
+    // suspend) took its logs with it: its Events stay for a while (an hour by default)
+    String inspect = pod == null ? "" : deletedByTheOperator(state, pod)
         ? "pod " + pod + " was deleted to end the run, its logs with it (a cluster log store may keep them); "
             + "kubectl get events -n " + namespace + " --field-selector involvedObject.name=" + pod + "; "
         : "kubectl logs " + pod + " -n " + namespace + "; ";
@@ -56,5 +56,15 @@ final class EscalationNote {
     // an Event's note holds 1024 bytes: the failure's context gives way, the checklist is always whole
     int room = Math.max(0, BYTES - checklist.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
     return Bounds.oneLine(sb.toString(), room) + checklist;
+  }
+
+  /**
+   * Whether the operator ended the run of {@code pod} by deleting it, as status records it: a failure it judged
+   * while the pod lived (lastFailure.podDeleted), or a run a request or suspend ended (history: Restarted, Stopped).
+   */
+  private static boolean deletedByTheOperator(InstanceState state, String pod) {
+    FailureInfo f = state.lastFailure;
+    return f != null && f.podDeleted() && pod.equals(f.pod()) || state.history.stream().anyMatch(r -> pod.equals(r.pod())
+        && (r.outcome() == RunOutcome.Restarted || r.outcome() == RunOutcome.Stopped));
   }
 }

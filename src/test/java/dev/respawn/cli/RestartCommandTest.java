@@ -78,7 +78,8 @@ class RestartCommandTest {
 
     assertThat(r.exit()).as(r.toString()).isZero();
     assertThat(r.out()).contains("agentinstance/idle restart requested", "warning: spec.suspend is true",
-        "refuses a restart", "kubectl patch agentinstance idle -n paused").doesNotContain("respawn resume");
+        "refuses a restart", "clearing it starts the next run (kubectl patch agentinstance idle -n paused")
+        .doesNotContain("respawn resume");
   }
 
   @Test
@@ -102,6 +103,26 @@ class RestartCommandTest {
 
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.err()).contains("agentinstance \"ghost\" not found in namespace \"nowhere\"");
+  }
+
+  /** The operator refuses a resume while spec.suspend is true: --all-failed does not ask, and names them. */
+  @Test
+  void allFailedLeavesOutTheSuspendedOnesAndNamesThem() {
+    String ns = "hushed-fleet";
+    Instances.create(API.client(), ns, "loud", null, "{phase: Escalated, attempt: 4}");
+    Instances.create(API.client(), ns, "quiet", null, "{phase: Escalated, attempt: 4}");
+    API.client().resources(AgentInstance.class).inNamespace(ns).withName("quiet")
+        .edit(i -> { i.getSpec().suspend = true; return i; });
+
+    Cli.Result json = cli("restart", "--all-failed", "-n", ns, "-o", "json");
+
+    assertThat(json.exit()).as(json.toString()).isZero();
+    assertThat(json.json().get("agents_scheduled").asInt()).isEqualTo(1);
+    assertThat(json.json().get("agents").get(0).get("agent_id").asText()).isEqualTo("loud");
+    assertThat(json.json().get("agents_suspended").get(0).asText()).isEqualTo("quiet");
+    assertThat(json.json().get("message").asText()).contains("not resumed, spec.suspend is true", "quiet");
+    assertThat(Instances.annotations(API.client(), ns, "quiet")).doesNotContainKey(AgentInstance.RESUME_ANNOTATION);
+    assertThat(Instances.annotations(API.client(), ns, "loud")).containsKey(AgentInstance.RESUME_ANNOTATION);
   }
 
   @Test

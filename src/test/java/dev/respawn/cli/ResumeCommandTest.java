@@ -77,8 +77,9 @@ class ResumeCommandTest {
 
     assertThat(json.exit()).as(json.toString()).isZero();
     assertThat(json.json().get("message").asText()).startsWith("Resume requested, but spec.suspend is true")
-        .contains("refuses a resume", "kubectl patch agentinstance stuck -n hushed --type merge",
-            "{\"spec\":{\"suspend\":false}}").doesNotContain("new lifecycle");
+        .contains("refuses a resume", "clear it (kubectl patch agentinstance stuck -n hushed --type merge",
+            "{\"spec\":{\"suspend\":false}}", "then kubectl respawn resume stuck --force")
+        .doesNotContain("new lifecycle");
     assertThat(table.out()).contains("agentinstance/stuck resume requested", "warning: spec.suspend is true")
         .doesNotContain("a new lifecycle starts now");
   }

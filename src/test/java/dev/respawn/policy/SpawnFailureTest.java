@@ -138,6 +138,24 @@ class SpawnFailureTest {
         .as("no pod ran: no logs to read").doesNotContain("kubectl logs"));
   }
 
+  /**
+   * A restart asked for to take up a template the server then rejects: the run the request ended had its pod deleted,
+   * so the checklist does not send one to kubectl logs of it (review: the pod it names is that run's).
+   */
+  @Test
+  void aTemplateRejectedAfterARestartRequestDoesNotSendOneToTheLogsOfTheDeletedPod() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.restartRequest = new Request("new-template", null);
+    Decision ended = s.reconcile();
+    assertThat(ended.deletions()).extracting(PodDeletion::why).containsExactly(PodDeletion.Why.END_RUN);
+    Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), true, "Pod \"coder-2\" is invalid",
+        s.now, s.random);
+    assertThat(d.state().phase).isEqualTo(Phase.Failed);
+    assertThat(d.event()).hasValueSatisfying(e -> assertThat(e.message())
+        .contains("Inspect: pod coder-1 was deleted to end the run, its logs with it")
+        .doesNotContain("kubectl logs"));
+  }
+
   /** §4 spawn_failed (quota, admission): retried with the backoff, a Warning, the server's message kept (README). */
   @Test
   void aRefusedPodCreateIsRetriedWithAWarningAndKeepsTheServersMessage() {

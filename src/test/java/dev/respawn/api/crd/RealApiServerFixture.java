@@ -93,9 +93,19 @@ abstract class RealApiServerFixture {
       try {
         connectAndApplyCrds();
       } catch (IOException e) {
+        closeClient();
         throw new UncheckedIOException(e);
+      } catch (RuntimeException | AssertionError e) {
+        closeClient(); // connected, but the CRDs could not be applied or served: every class fails with this
+        throw e;
       }
       return new SharedConnection();
+    }
+
+    private static void closeClient() {
+      if (client != null) {
+        client.close();
+      }
     }
 
     @Override
