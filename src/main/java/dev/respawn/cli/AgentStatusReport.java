@@ -1,15 +1,18 @@
 package dev.respawn.cli;
 
+import dev.respawn.policy.Bounds;
 import dev.respawn.policy.ReasonCode;
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentInstanceStatus;
 import dev.respawn.api.v1alpha1.FailureStatus;
 import dev.respawn.api.v1alpha1.Phase;
+import dev.respawn.api.v1alpha1.RefusedRequestStatus;
 import dev.respawn.api.v1alpha1.StatusCondition;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@code kubectl respawn status}: an AgentInstance's status in the words of the orchestrator's
@@ -19,7 +22,7 @@ import java.util.Map;
 record AgentStatusReport(String name, String namespace, String task, Phase phase, int retryCount, Integer maxRetries,
     boolean canRetry, String lastFailureAt, String reason, Long restartingInSeconds, String nextRestartAt,
     String circuit, String currentPod, Integer run, Integer restarts, String terminalReason, FailureStatus failure,
-    String message) {
+    String message, Map<String, RefusedRequestStatus> refused) {
   static final String RESUME_COOLDOWN = ReasonCode.RESUME_BLOCKED_COOLDOWN.code();
   static final String RESUME_ALLOWED = ReasonCode.RESUME_ALLOWED.code();
 
@@ -59,7 +62,8 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
         maxRetries, canRetry, st.lastFailure == null ? null : st.lastFailure.at, reason, restartingIn,
         st.nextRestartAt, st.circuitBreaker == null || st.circuitBreaker.state == null ? null
             : st.circuitBreaker.state.name(), st.currentPod, st.run, st.restarts,
-        st.terminalReason == null ? null : st.terminalReason.name(), st.lastFailure, message);
+        st.terminalReason == null ? null : st.terminalReason.name(), st.lastFailure, message,
+        st.refusedRequests == null ? Map.of() : new TreeMap<>(st.refusedRequests));
   }
 
   private static String message(String name, AgentInstanceStatus st, Phase phase, Long in, boolean cooldown,
@@ -132,6 +136,12 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
     d.put("restarts", restarts);
     d.put("terminal_reason", terminalReason);
     d.put("failure", failure == null ? null : failureDocument(failure));
+    if (!refused.isEmpty()) {
+      Map<String, Object> r = new LinkedHashMap<>();
+      refused.forEach((kind, req) -> r.put(kind, Map.of("request_id", String.valueOf(req.id), "message",
+          String.valueOf(req.message))));
+      d.put("refused_requests", r);
+    }
     return d;
   }
 
@@ -158,8 +168,17 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
           + (at == null ? "" : " (" + Times.human(Duration.between(at, now)) + " ago)");
     }
     String next = restartingInSeconds == null ? null : "in " + Times.human(Duration.ofSeconds(restartingInSeconds));
-    return new Table("NAME", "PHASE", "ATTEMPT", "CIRCUIT", "LAST-FAILURE", "REASON", "NEXT-RESTART")
-        .row(name, phase, attempt, circuit, lastFailure, reason, next) + System.lineSeparator() + message
-        + System.lineSeparator();
+    StringBuilder out = new StringBuilder(new Table("NAME", "PHASE", "ATTEMPT", "CIRCUIT", "LAST-FAILURE", "REASON",
+        "NEXT-RESTART").row(name, phase, attempt, circuit, lastFailure, reason, next).toString())
+        .append(System.lineSeparator()).append(message).append(System.lineSeparator());
+    // an escalation's message carries the failure already; elsewhere the table shows only its class
+    if (failure != null && failure.message != null && !failure.message.isBlank() && phase != Phase.Escalated
+        && phase != Phase.Failed) {
+      out.append("Last failure: pod ").append(failure.pod).append(": \"")
+          .append(Bounds.oneLine(failure.message)).append('"').append(System.lineSeparator());
+    }
+    refused.forEach((kind, r) -> out.append("Refused ").append(kind).append(" request ").append(r.id).append(": ")
+        .append(r.message).append(System.lineSeparator()));
+    return out.toString();
   }
 }

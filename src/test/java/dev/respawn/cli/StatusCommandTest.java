@@ -216,6 +216,28 @@ class StatusCommandTest {
     assertThat(lines.get(1)).startsWith("coder").contains("Backoff", "2/3", "ToolFailure exit 1 (5s ago)",
         "resume_blocked_cooldown", "in 25s");
     assertThat(r.out()).contains("resume cool-down");
+    // between runs the table's class and exit code alone do not say what went wrong: the message follows (on-call)
+    assertThat(lines).contains("Last failure: pod coder-3: \"network_timeout: upstream\"");
+  }
+
+  /** A refused request shows with why, in the table and the document, while status keeps it (on-call tester). */
+  @Test
+  void aRefusedRequestIsShownWithWhy() {
+    Instances.create(API.client(), NS, "asked", null, """
+        phase: Running
+        run: 1
+        currentPod: asked-1
+        handledRequests: {resume: too-early}
+        refusedRequests: {resume: {id: too-early, message: "phase Running is not Escalated, Failed or Succeeded"}}
+        """);
+
+    Cli.Result table = status("asked");
+    Cli.Result json = status("asked", "-o", "json");
+
+    assertThat(table.out().lines()).contains(
+        "Refused resume request too-early: phase Running is not Escalated, Failed or Succeeded");
+    assertThat(json.json().path("refused_requests").path("resume").path("request_id").asText()).isEqualTo("too-early");
+    assertThat(status("coder", "-o", "json").json().has("refused_requests")).as("none refused: no field").isFalse();
   }
 
   @Test
