@@ -70,6 +70,14 @@ abstract class PluginCommand implements Callable<Integer> {
     return before.getStatus() == null || before.getStatus().run == null ? 0 : before.getStatus().run;
   }
 
+  /** A warning goes to stderr as kubectl prints one ("Warning: ..."), leaving stdout to the result. */
+  void warn(String warning) {
+    if (warning != null) {
+      err().println("Warning: " + warning);
+      err().flush();
+    }
+  }
+
   int fail(String message, int exitCode) {
     err().println("error: " + message);
     err().flush();

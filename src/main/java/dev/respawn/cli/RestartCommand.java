@@ -75,8 +75,8 @@ final class RestartCommand extends PluginCommand {
     if (!await) {
       d.put("waited", false);
       d.put("message", warning != null ? "Restart requested, but " + warning : "Restart requested");
-      print(d, () -> "agentinstance/" + name + " restart requested (request " + id + ", reason: " + reason + ")"
-          + (warning == null ? "" : System.lineSeparator() + "warning: " + warning));
+      print(d, () -> "agentinstance/" + name + " restart requested (request " + id + ", reason: " + reason + ")");
+      warn(warning);
       return 0;
     }
     RequestProgress progress = RequestWaiter.await(cluster, name, id, false, runOf(before), timeout);

@@ -64,7 +64,8 @@ final class ResumeCommand extends PluginCommand {
       d.put("message", warning != null ? "Resume requested, but " + warning
           : "Resume requested: a new lifecycle starts now");
       print(d, () -> "agentinstance/" + name + " resume requested (request " + id + ")" + (warning == null
-          ? ": a new lifecycle starts now" : System.lineSeparator() + "warning: " + warning));
+          ? ": a new lifecycle starts now" : ""));
+      warn(warning);
       return 0;
     }
     RequestProgress progress = RequestWaiter.await(cluster, name, id, true, runOf(before), timeout);

@@ -63,8 +63,9 @@ class RestartCommandTest {
     Cli.Result r = cli("restart", "stuck", "--reason", "try", "-n", "terminal");
 
     assertThat(r.exit()).as(r.toString()).isZero();
-    assertThat(r.out()).contains("agentinstance/stuck restart requested", "warning:",
-        "kubectl respawn resume stuck --force");
+    assertThat(r.out()).contains("agentinstance/stuck restart requested").doesNotContain("Warning");
+    assertThat(r.err()).as("a warning goes to stderr, as kubectl's").startsWith("Warning: ")
+        .contains("kubectl respawn resume stuck --force");
   }
 
   /** Suspended: the operator refuses a restart and a resume alike, so the warning does not send one to resume. */
@@ -77,9 +78,9 @@ class RestartCommandTest {
     Cli.Result r = cli("restart", "idle", "--reason", "try", "-n", "paused");
 
     assertThat(r.exit()).as(r.toString()).isZero();
-    assertThat(r.out()).contains("agentinstance/idle restart requested", "warning: spec.suspend is true",
-        "refuses a restart", "clearing it starts the next run (kubectl patch agentinstance idle -n paused")
-        .doesNotContain("respawn resume");
+    assertThat(r.out()).contains("agentinstance/idle restart requested");
+    assertThat(r.err()).contains("Warning: spec.suspend is true", "refuses a restart",
+        "clearing it starts the next run (kubectl patch agentinstance idle -n paused").doesNotContain("respawn resume");
   }
 
   @Test
@@ -206,7 +207,8 @@ class RestartCommandTest {
     assertThat(json.exit()).as(json.toString()).isZero();
     assertThat(json.json().get("message").asText()).isEqualTo("Restart requested");
     assertThat(table.exit()).as(table.toString()).isZero();
-    assertThat(table.out()).contains("agentinstance/coder restart requested").doesNotContain("warning");
+    assertThat(table.out()).contains("agentinstance/coder restart requested").doesNotContain("arning");
+    assertThat(table.err()).isEmpty();
   }
 
   @Test

@@ -58,8 +58,9 @@ class ResumeCommandTest {
     assertThat(json.json().get("message").asText()).startsWith("Resume requested, but phase Running")
         .contains("the operator refuses a resume", "kubectl respawn restart coder").doesNotContain("new lifecycle");
     assertThat(table.exit()).as(table.toString()).isZero();
-    assertThat(table.out()).contains("agentinstance/coder resume requested", "warning:",
-        "kubectl respawn restart coder").doesNotContain("a new lifecycle starts now");
+    assertThat(table.out()).contains("agentinstance/coder resume requested").doesNotContain("a new lifecycle starts now");
+    assertThat(table.err()).startsWith("Warning: ").contains("kubectl respawn restart coder");
+    assertThat(json.err()).as("stdout stays the document; the warning is on stderr too").startsWith("Warning: ");
   }
 
   /**
@@ -80,8 +81,8 @@ class ResumeCommandTest {
         .contains("refuses a resume", "clear it (kubectl patch agentinstance stuck -n hushed --type merge",
             "{\"spec\":{\"suspend\":false}}", "then kubectl respawn resume stuck --force")
         .doesNotContain("new lifecycle");
-    assertThat(table.out()).contains("agentinstance/stuck resume requested", "warning: spec.suspend is true")
-        .doesNotContain("a new lifecycle starts now");
+    assertThat(table.out()).contains("agentinstance/stuck resume requested").doesNotContain("a new lifecycle starts now");
+    assertThat(table.err()).startsWith("Warning: spec.suspend is true");
   }
 
   /** Before the first decision (its policy not there yet: Pending, no run) a resume is the first run's start. */
