@@ -163,7 +163,9 @@ public final class FleetSimulation {
     circuits = next;
     circuitWake = r.wakeAt().orElse(null);
     if (changed) {
-      states.keySet().stream().filter(n -> states.get(n).waitingFor != null).toList().forEach(n -> decide(n, now));
+      // as the operator tells a shared circuit's change to every instance of the policy: a waiter is released or
+      // probes, and an instance whose counted failure waits in Backoff joins the wait (DependencyOpening)
+      List.copyOf(states.keySet()).forEach(n -> decide(n, now));
     }
   }
 

@@ -54,6 +54,35 @@ class FleetSimulationTest {
         .anySatisfy(t -> assertThat(t).contains("HalfOpen -> Closed"));
   }
 
+  /**
+   * As the operator (which tells a shared circuit's change to every instance of the policy): an agent whose
+   * failure was counted before the circuit opened leaves its Backoff for the wait when it opens, and having waited
+   * longest it is the first probe, before its own backoff would have ended (examples tester: the simulation had it
+   * restart at the end of its 20 s backoff, the operator probed with it at halfOpenAt).
+   */
+  @Test
+  void anAgentCountedBeforeTheCircuitOpenedWaitsWithTheOthersAndProbesFirst() throws Exception {
+    AgentRestartPolicySpec spec = Serialization.unmarshal("""
+        backoff: {type: Exponential, initialDelay: 20s, maxDelay: 5m, jitter: 0}
+        maxRetries: 5
+        resetAfter: 5s
+        dependencies:
+        - {name: model-api, match: {messageContains: ["model API"]}, failureThreshold: 3, openDuration: 5s}
+        """, AgentRestartPolicySpec.class);
+    FleetStory story = new FleetStory(4, Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(5),
+        Duration.ofMillis(200), "upstream model API answered HTTP 503");
+
+    Outcome o = new FleetSimulation(PolicyCompiler.compile(spec), story, 7).run();
+
+    assertThat(o.transitions()).first().asString().contains("Closed -> Open");
+    Duration opened = Duration.ofMillis(10_400);
+    assertThat(o.restarts()).first().satisfies(r -> {
+      assertThat(r.instance()).isEqualTo("agent-000");
+      assertThat(r.at()).as("its probe at halfOpenAt, not at its own backoff's end (+30.0s)")
+          .isEqualTo(opened.plusSeconds(5));
+    });
+  }
+
   @Test
   void theSameSeedGivesTheSameStory() throws Exception {
     assertThat(new FleetSimulation(policy(true), STORY, 3).run())
