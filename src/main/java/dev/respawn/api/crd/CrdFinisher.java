@@ -22,8 +22,9 @@ import java.util.Map;
 /**
  * Finishes the CRDs that fabric8's CRD generator writes: printer columns in the order the classes
  * declare them (the generator sorts them by name), and descriptions for the root, spec and status
- * objects taken from {@link JsonClassDescription}, {@code default: {}} on a spec that requires nothing, and the
- * lists of named items marked as maps keyed by name ({@link #KEYED_LISTS}; the generator has no annotation for it).
+ * objects taken from {@link JsonClassDescription}, {@code default: {}} on a spec that requires nothing, the
+ * lists of named items marked as maps keyed by name ({@link #KEYED_LISTS}; the generator has no annotation for it),
+ * and status.conditions as a map keyed by type.
  * Run by the build after the generator
  * ({@code process-classes}); its output is what {@code crds/} must equal.
  */
@@ -85,7 +86,13 @@ public final class CrdFinisher {
         items.put("x-kubernetes-list-type", "map");
         items.putArray("x-kubernetes-list-map-keys").add("name");
       }
-      describe((ObjectNode) root.path("properties").path("status"), (Class<?>) types.getActualTypeArguments()[1]);
+      ObjectNode status = (ObjectNode) root.path("properties").path("status");
+      describe(status, (Class<?>) types.getActualTypeArguments()[1]);
+      // conditions are known by their type, as metav1.Condition's are: another party's server-side apply of its own
+      // condition owns that item alone, and leaves the operator's (an atomic list would be taken over whole)
+      ObjectNode conditions = (ObjectNode) status.path("properties").path("conditions");
+      conditions.put("x-kubernetes-list-type", "map");
+      conditions.putArray("x-kubernetes-list-map-keys").add("type");
     }
   }
 

@@ -83,6 +83,38 @@ class StatusSubresourceRealApiTest extends RealApiServerFixture {
     assertThat(instances.withName(name).get().getStatus().attempt).isEqualTo(2);
   }
 
+  /**
+   * status.conditions is a map keyed by type: another party's server-side apply of its own condition (README: a
+   * domain-qualified type is kept) owns that item alone; on an atomic list it took the list over, and with
+   * --force-conflicts wiped the operator's Ready, Recovering and Escalated (schema-docs tester).
+   */
+  @Test
+  void anotherPartysAppliedConditionLeavesTheOperatorsConditions() {
+    String name = "cond-" + SEQ.incrementAndGet();
+    create(INSTANCE, name, "{policyRef: {name: standard}, " + MINIMAL_TEMPLATE + "}");
+    var instances = client.resources(dev.respawn.api.v1alpha1.AgentInstance.class).inNamespace(NAMESPACE);
+    dev.respawn.api.v1alpha1.AgentInstance current = instances.withName(name).get();
+    var status = new dev.respawn.api.v1alpha1.AgentInstanceStatus();
+    status.phase = dev.respawn.api.v1alpha1.Phase.Running;
+    status.conditions = List.of(
+        new dev.respawn.api.v1alpha1.StatusCondition("Ready", "True", "Healthy", ""),
+        new dev.respawn.api.v1alpha1.StatusCondition("Recovering", "False", "Stable", ""),
+        new dev.respawn.api.v1alpha1.StatusCondition("Escalated", "False", "None", ""));
+    status.conditions.forEach(c -> c.lastTransitionTime = "2026-11-27T10:00:00Z");
+    dev.respawn.controller.StatusPatch.replaceIfUnchanged(client, current, status);
+
+    String applied = "apiVersion: " + GROUP + "/" + VERSION + "\nkind: " + INSTANCE + "\nmetadata: {name: " + name
+        + ", namespace: " + NAMESPACE + "}\nstatus:\n  conditions:\n  - {type: example.com/Audited, status: \"True\","
+        + " reason: Reviewed, message: ok, lastTransitionTime: \"2026-11-27T11:00:00Z\"}\n";
+    client.genericKubernetesResources(KINDS.get(INSTANCE)).inNamespace(NAMESPACE).withName(name)
+        .subresource("status").patch(new io.fabric8.kubernetes.client.dsl.base.PatchContext.Builder()
+            .withPatchType(io.fabric8.kubernetes.client.dsl.base.PatchType.SERVER_SIDE_APPLY)
+            .withFieldManager("auditor").withForce(true).build(), applied);
+
+    assertThat(instances.withName(name).get().getStatus().conditions).extracting(c -> c.type)
+        .containsExactlyInAnyOrder("Ready", "Recovering", "Escalated", "example.com/Audited");
+  }
+
   /** The same for a policy's status with a shared dependency's circuit in every field (api.md §11). */
   @Test
   void aPolicyStatusWithEveryDependencyFieldIsKeptWhole() {
