@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -138,8 +139,8 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
     d.put("failure", failure == null ? null : failureDocument(failure));
     if (!refused.isEmpty()) {
       Map<String, Object> r = new LinkedHashMap<>();
-      refused.forEach((kind, req) -> r.put(kind, Map.of("request_id", String.valueOf(req.id), "message",
-          String.valueOf(req.message))));
+      refused.forEach((kind, req) -> r.put(kind, Map.of("request_id", Objects.toString(req.id, ""), "message",
+          Objects.toString(req.message, ""))));
       d.put("refused_requests", r);
     }
     return d;
@@ -171,14 +172,14 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
     StringBuilder out = new StringBuilder(new Table("NAME", "PHASE", "ATTEMPT", "CIRCUIT", "LAST-FAILURE", "REASON",
         "NEXT-RESTART").row(name, phase, attempt, circuit, lastFailure, reason, next).toString())
         .append(System.lineSeparator()).append(message).append(System.lineSeparator());
-    // an escalation's message carries the failure already; elsewhere the table shows only its class
-    if (failure != null && failure.message != null && !failure.message.isBlank() && phase != Phase.Escalated
-        && phase != Phase.Failed) {
+    // between runs the table shows only the failure's class (an escalation's message carries all of it)
+    if (failure != null && failure.message != null && !failure.message.isBlank() && (phase == Phase.Backoff
+        || phase == Phase.CircuitOpen || phase == Phase.Starting)) {
       out.append("Last failure: pod ").append(failure.pod).append(": \"")
           .append(Bounds.oneLine(failure.message)).append('"').append(System.lineSeparator());
     }
     refused.forEach((kind, r) -> out.append("Refused ").append(kind).append(" request ").append(r.id).append(": ")
-        .append(r.message).append(System.lineSeparator()));
+        .append(Objects.toString(r.message, "")).append(System.lineSeparator()));
     return out.toString();
   }
 }

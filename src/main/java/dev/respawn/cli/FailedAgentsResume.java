@@ -70,7 +70,7 @@ final class FailedAgentsResume {
     d.put("timestamp", cluster.now().toString());
     d.put("message", (agents.isEmpty() && errors.isEmpty() ? "No Failed or Escalated agents to resume in namespace "
         + cluster.namespace : agents.size() + " agent(s) resumed: each starts a new lifecycle now") + skipped);
-    Printer.print(out, format, d, () -> table(agents) + (skipped.isEmpty() ? "" : skipped.substring(2)
+    Printer.print(out, format, d, () -> table(agents, suspended) + (skipped.isEmpty() ? "" : skipped.substring(2)
         + System.lineSeparator()));
     if (!errors.isEmpty()) {
       throw CommandFailure.of("could not resume " + String.join("; ", errors));
@@ -92,9 +92,10 @@ final class FailedAgentsResume {
     return a;
   }
 
-  private String table(List<Map<String, Object>> agents) {
+  private String table(List<Map<String, Object>> agents, List<String> suspended) {
     if (agents.isEmpty()) {
-      return "No Failed or Escalated agentinstances in namespace " + cluster.namespace;
+      return "No Failed or Escalated agentinstances " + (suspended.isEmpty() ? "" : "to resume ") + "in namespace "
+          + cluster.namespace + (suspended.isEmpty() ? "" : System.lineSeparator());
     }
     Table t = new Table("NAME", "PHASE", "REASON", "RETRIES", "REQUEST");
     agents.forEach(a -> t.row(a.get("agent_id"), a.get("phase"), a.get("reason"), a.get("retry_count"),

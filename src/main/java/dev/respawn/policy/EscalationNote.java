@@ -59,12 +59,13 @@ final class EscalationNote {
   }
 
   /**
-   * Whether the operator ended the run of {@code pod} by deleting it, as status records it: a failure it judged
-   * while the pod lived (lastFailure.podDeleted), or a run a request or suspend ended (history: Restarted, Stopped).
+   * Whether the run of {@code pod} ended with its pod deleted, as status records it: a failure the operator judged
+   * while the pod lived (lastFailure.podDeleted), or a live run a request or suspend ended (history: Restarted or
+   * Stopped with no exit code; a run that had exited as suspend was set keeps its exit code, and its pod).
    */
   private static boolean deletedByTheOperator(InstanceState state, String pod) {
     FailureInfo f = state.lastFailure;
     return f != null && f.podDeleted() && pod.equals(f.pod()) || state.history.stream().anyMatch(r -> pod.equals(r.pod())
-        && (r.outcome() == RunOutcome.Restarted || r.outcome() == RunOutcome.Stopped));
+        && (r.outcome() == RunOutcome.Restarted || r.outcome() == RunOutcome.Stopped) && r.exitCode() == null);
   }
 }

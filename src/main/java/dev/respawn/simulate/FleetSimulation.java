@@ -163,10 +163,16 @@ public final class FleetSimulation {
     circuits = next;
     circuitWake = r.wakeAt().orElse(null);
     if (changed) {
-      // as the operator tells a shared circuit's change to every instance of the policy: a waiter is released or
-      // probes, and an instance whose counted failure waits in Backoff joins the wait (DependencyOpening)
-      List.copyOf(states.keySet()).forEach(n -> decide(n, now));
+      // the operator tells a shared circuit's change to every instance of the policy; it changes the decision of a
+      // waiter (released, or a probe) and of one whose blamed failure waits in its own Backoff or circuit trial (it
+      // joins the wait: DependencyOpening), and no other's
+      states.keySet().stream().filter(n -> movedByCircuits(states.get(n))).toList().forEach(n -> decide(n, now));
     }
+  }
+
+  private static boolean movedByCircuits(InstanceState s) {
+    return s.waitingFor != null || s.lastFailure != null && s.lastFailure.dependency() != null
+        && (s.phase == Phase.Backoff || s.phase == Phase.CircuitOpen);
   }
 
   private int index(String name) {

@@ -126,6 +126,21 @@ class RestartCommandTest {
     assertThat(Instances.annotations(API.client(), ns, "loud")).containsKey(AgentInstance.RESUME_ANNOTATION);
   }
 
+  /** All of them suspended: nothing to resume, said on its own line, the suspended ones on the next. */
+  @Test
+  void allFailedWithOnlySuspendedOnesResumesNoneAndSaysWhy() {
+    String ns = "all-hushed";
+    Instances.create(API.client(), ns, "quiet", null, "{phase: Failed}");
+    API.client().resources(AgentInstance.class).inNamespace(ns).withName("quiet")
+        .edit(i -> { i.getSpec().suspend = true; return i; });
+
+    Cli.Result r = cli("restart", "--all-failed", "-n", ns);
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.out().lines()).containsExactly("No Failed or Escalated agentinstances to resume in namespace all-hushed",
+        "not resumed, spec.suspend is true (clear it first): quiet");
+  }
+
   @Test
   void allFailedResumesExactlyTheFailedAndEscalatedOnes() {
     String ns = "fleet";

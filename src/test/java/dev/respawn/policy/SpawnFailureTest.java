@@ -156,6 +156,24 @@ class SpawnFailureTest {
         .doesNotContain("kubectl logs"));
   }
 
+  /**
+   * A run that exited as spec.suspend was set is recorded Stopped with its exit code, and its pod is kept: the
+   * checklist after a template the server then rejects sends one to its logs (review: it said "deleted").
+   */
+  @Test
+  void aRunThatExitedWhileSuspendedKeepsItsPodForTheChecklistsLogs() {
+    AgentSim s = sim(Specs.spec()).started();
+    s.suspend = true;
+    Decision stopped = s.exit(1);
+    assertThat(stopped.deletions()).isEmpty();
+    s.suspend = false;
+    Decision d = s.evaluator.spawnFailed(s.policy, s.state, s.sighting(null), true, "Pod \"coder-2\" is invalid",
+        s.now, s.random);
+    assertThat(d.state().phase).isEqualTo(Phase.Failed);
+    assertThat(d.event()).hasValueSatisfying(e -> assertThat(e.message()).contains("Inspect: kubectl logs coder-1")
+        .doesNotContain("was deleted"));
+  }
+
   /** §4 spawn_failed (quota, admission): retried with the backoff, a Warning, the server's message kept (README). */
   @Test
   void aRefusedPodCreateIsRetriedWithAWarningAndKeepsTheServersMessage() {

@@ -13,7 +13,7 @@ import java.util.List;
 @JsonClassDescription("Restart rules for the AgentInstances that reference this policy.")
 @ValidationRule(
     value = "!has(self.resetAfter) || duration(self.resetAfter) > duration('0s')",
-    message = "spec.resetAfter must be greater than 0",
+    message = "spec.resetAfter must be greater than 0 and at most 2562047h",
     fieldPath = ".resetAfter",
     reason = "FieldValueInvalid")
 public class AgentRestartPolicySpec {

@@ -19,7 +19,8 @@ public class AgentRestartPolicyStatus {
   @JsonPropertyDescription("Number of AgentInstances that reference this policy.")
   public Integer instances;
 
-  @JsonPropertyDescription("Worst case: the sum of the delays of all maxRetries attempts, without jitter.")
+  @JsonPropertyDescription("Worst case: the sum of the delays of all maxRetries attempts, without jitter (Go "
+      + "duration, e.g. 14s or 1h2m3s).")
   public String totalRetryTime;
 
   @JsonPropertyDescription("The shared circuit of each dependency (spec.dependencies).")

@@ -11,7 +11,8 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 @ValidationRule(
     value = "!has(self.initialDelay) || !has(self.maxDelay) || duration(self.maxDelay) >= duration(self.initialDelay)",
-    message = "spec.backoff.maxDelay must be >= spec.backoff.initialDelay",
+    message = "spec.backoff.maxDelay must be >= spec.backoff.initialDelay (maxDelay defaults to 120s; both at most "
+        + "2562047h)",
     fieldPath = ".maxDelay",
     reason = "FieldValueInvalid")
 public class BackoffSpec {
@@ -21,7 +22,8 @@ public class BackoffSpec {
   @SchemaFrom(type = BackoffType.class)
   public String type;
 
-  @JsonPropertyDescription("Delay before the first restart of a failure sequence (Go duration, e.g. 2s). Default 2s.")
+  @JsonPropertyDescription("Delay before the first restart of a failure sequence (Go duration, e.g. 2s); at most "
+      + "maxDelay (which defaults to 120s: a longer initialDelay needs a maxDelay too). Default 2s.")
   @Default("2s")
   @Pattern(Durations.PATTERN)
   @Size(max = Durations.MAX_LENGTH)

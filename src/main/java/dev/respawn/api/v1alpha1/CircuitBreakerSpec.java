@@ -10,12 +10,12 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 @ValidationRule(
     value = "!has(self.window) || duration(self.window) > duration('0s')",
-    message = "spec.circuitBreaker.window must be greater than 0",
+    message = "spec.circuitBreaker.window must be greater than 0 and at most 2562047h",
     fieldPath = ".window",
     reason = "FieldValueInvalid")
 @ValidationRule(
     value = "!has(self.openDuration) || duration(self.openDuration) > duration('0s')",
-    message = "spec.circuitBreaker.openDuration must be greater than 0",
+    message = "spec.circuitBreaker.openDuration must be greater than 0 and at most 2562047h",
     fieldPath = ".openDuration",
     reason = "FieldValueInvalid")
 public class CircuitBreakerSpec {

@@ -12,12 +12,12 @@ import io.fabric8.generator.annotation.ValidationRule;
 /** Something every instance of the policy uses (a model API, a tool server): one circuit for the fleet. */
 @ValidationRule(
     value = "!has(self.window) || duration(self.window) > duration('0s')",
-    message = "spec.dependencies[].window must be greater than 0",
+    message = "spec.dependencies[].window must be greater than 0 and at most 2562047h",
     fieldPath = ".window",
     reason = "FieldValueInvalid")
 @ValidationRule(
     value = "!has(self.openDuration) || duration(self.openDuration) > duration('0s')",
-    message = "spec.dependencies[].openDuration must be greater than 0",
+    message = "spec.dependencies[].openDuration must be greater than 0 and at most 2562047h",
     fieldPath = ".openDuration",
     reason = "FieldValueInvalid")
 public class DependencySpec {
@@ -58,7 +58,8 @@ public class DependencySpec {
   @Max(100)
   public Integer probes;
 
-  @JsonPropertyDescription("Waiting instances restarted per second once the circuit closes; 0 = no limit. Default 5.")
+  @JsonPropertyDescription("Waiting instances restarted per second once the circuit closes, 0..10000; 0 = no limit. "
+      + "Default 5.")
   @Default("5")
   @Min(0)
   @Max(10000)

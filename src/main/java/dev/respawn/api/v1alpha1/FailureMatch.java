@@ -25,8 +25,8 @@ public class FailureMatch {
   @Size(max = 32)
   public List<@Size(min = 1, max = 256) String> messageContains;
 
-  @JsonPropertyDescription("Interruption classes after built-in classification; matches if the class is any of "
-      + "them.")
+  @JsonPropertyDescription("Interruption classes after built-in classification (ContextReset, ToolFailure, "
+      + "ProcessCrash, Timeout, Unknown); matches if the class is any of them.")
   @Size(max = MAX_CLASSES)
   @SchemaFrom(type = InterruptionClass[].class)
   public List<String> classes;

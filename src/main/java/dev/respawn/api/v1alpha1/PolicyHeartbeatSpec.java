@@ -7,7 +7,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 @ValidationRule(
     value = "!has(self.timeout) || duration(self.timeout) > duration('0s')",
-    message = "spec.heartbeat.timeout must be greater than 0",
+    message = "spec.heartbeat.timeout must be greater than 0 and at most 2562047h",
     fieldPath = ".timeout",
     reason = "FieldValueInvalid")
 // An unchanged value passes: duration() fails on a value past 2562047h, and Kubernetes lets an unchanged value

@@ -10,7 +10,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 @ValidationRule(
     value = "duration(self.window) > duration('0s')",
-    message = "spec.restartLimit.window must be greater than 0",
+    message = "spec.restartLimit.window must be greater than 0 and at most 2562047h",
     fieldPath = ".window",
     reason = "FieldValueInvalid")
 public class RestartLimitSpec {
