@@ -203,18 +203,29 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
             && uid.equals(InstanceSighting.controllerUid(p))).findFirst().orElse(null));
     leaseNames.remember(uid, specLease, runLease);
     Lease lease = leases.get(new ResourceID(runLease, ns)).orElse(null);
-    boolean specLeaseExists = runLease.equals(specLease) ? lease != null
-        : leases.get(new ResourceID(specLease, ns)).isPresent();
-    Sighting sighted = InstanceSighting.of(instance, state, cached, directGet, runLease, lease, specLeaseExists,
-        renewals, policy.heartbeat().timeout().isPresent(), now).withDependencies(resolver.circuits(instance))
-        .withStartUntold(!unwritten.holds(uid));
     Optional<PodFacts> vanished = unwritten.vanished(uid, state, cached, directGet, now);
     // gone already: the decision's delete of it needs no API call
     vanished.ifPresent(p -> deletions.record(p.uid()));
-    Sighting seen = vanished.map(sighted::withPod).orElse(sighted);
+    java.util.function.BiFunction<List<Pod>, Lease, Sighting> sight = (p, l) -> {
+      boolean specLeaseExists = runLease.equals(specLease) ? l != null
+          : leases.get(new ResourceID(specLease, ns)).isPresent();
+      Sighting sighted = InstanceSighting.of(instance, state, p, directGet, runLease, l, specLeaseExists,
+          renewals, policy.heartbeat().timeout().isPresent(), now).withDependencies(resolver.circuits(instance))
+          .withStartUntold(!unwritten.holds(uid));
+      return vanished.map(sighted::withPod).orElse(sighted);
+    };
+    Sighting cachedSight = sight.apply(cached, lease);
     long started = System.nanoTime();
-    Decision decided = evaluator.decide(policy, state, seen, now, random(instance, state));
+    Decision onCache = evaluator.decide(policy, state, cachedSight, now, random(instance, state));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
+    // a live run is ended on the API server's word, not the watches' alone (a hung watch would end every healthy
+    // agent)
+    RunEndRecheck.Judged judged = RunEndRecheck.confirm(new RunEndRecheck.Judged(cachedSight, onCache), cached, lease,
+        state.currentPod, directGet, () -> Optional.ofNullable(context.getClient().leases().inNamespace(ns)
+            .withName(runLease).get()).filter(l -> RunEndRecheck.heartbeatOf(l, instance)).orElse(null),
+        sight, s -> evaluator.decide(policy, state, s, now, random(instance, state)));
+    Sighting seen = judged.seen();
+    Decision decided = judged.decision();
     Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency -> policy.dependency(dependency)
         .flatMap(d -> releases.hold(instance, resolver.reference(instance).map(ResourceID::getName).orElse(""),
             seen.dependencies().get(dependency), d,

@@ -53,7 +53,8 @@ import java.util.function.Predicate;
  * <p>What it exercises: a policy and its status; a pod create the server fails (a failed reconcile,
  * retried); a status write that meets a conflict (the instance is read); an instance that fails once, is restarted after a backoff
  * and recovers (pods created, the finished pod deleted, the heartbeat Lease created, status patched,
- * Events); its pod deleted by someone else (the operator reads the pod directly before declaring it gone);
+ * Events); its pod deleted by someone else (the operator reads the pod directly before declaring it gone); an
+ * agent that stops renewing (its Lease read before the run is ended for a stale heartbeat);
  * an instance whose policy does not exist, refused again after a spec change with the same Event (its series is
  * patched); a namespace where events.k8s.io/v1 answers 404 (the core/v1 fallback, created then patched);
  * JOSDK's leader election (its SelfSubjectRulesReview, answered from the RBAC of deploy/, then the
@@ -159,6 +160,17 @@ final class OperatorScenario implements AutoCloseable {
     awaitCall(c -> c.method().equals("PATCH") && c.uri().getPath().endsWith("/namespaces/" + NS + "/leases/stuck"));
     await().atMost(TIMEOUT).until(() -> !api.client().leases().inNamespace(NS).withName("stuck").get().getMetadata()
         .getAnnotations().containsKey("respawn.dev/health"));
+
+    // the agent stops renewing: before the run is ended for a stale heartbeat, the Lease is read from the server
+    policy(NS, "brief", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 1s, startupGrace: 1s}
+        """);
+    kubelet.script("quiet", Run.runForever(), Run.runForever());
+    instance(NS, "quiet", "brief");
+    awaitInstance("quiet", i -> Integer.valueOf(1).equals(i.getStatus().run));
+    kubelet.renew("quiet", "quiet-1", "Healthy");
+    awaitCall(c -> c.method().equals("GET") && c.uri().getPath().endsWith("/namespaces/" + NS + "/leases/quiet"));
 
     // the same Event twice: its series is patched
     instance(NS, "ghost", "missing");

@@ -1,0 +1,106 @@
+package dev.respawn.controller;
+
+import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.policy.Decision;
+import dev.respawn.policy.Sighting;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A live run is ended on the API server's word, not on the watches' copies alone. Pods and heartbeat Leases are
+ * judged on the informers' copies, and a watch that lags or hangs (a slow API server, a proxy that drops an idle
+ * connection without a reset) keeps showing what was: no renewal while the agent goes on renewing, a pod still
+ * Pending that has long been running. Judged on those copies alone, every healthy agent of the fleet would be ended
+ * a heartbeat timeout (or a startup grace) later. So before a decision that ends the live current run (deletes its
+ * pod) is carried out, the run's pod and its Lease are read once each from the API server; when either is not the
+ * copy the decision was made on, the instance is decided again on the server's copies (a renewal the watch has not
+ * delivered counts as seen then). That is two GETs per run ended, none at rest and none for a run that ends by
+ * itself.
+ */
+final class RunEndRecheck {
+  private static final Logger LOG = LoggerFactory.getLogger(RunEndRecheck.class);
+  private static volatile boolean forbiddenLogged;
+
+  private RunEndRecheck() {}
+
+  /** What a decision was made on, and the decision. */
+  record Judged(Sighting seen, Decision decision) {}
+
+  /**
+   * {@code onCache} when it ends no live run, or when the API server's pod and Lease are the copies it was made on;
+   * else the decision made again ({@code decide}) on what {@code sight} makes of the server's copies.
+   *
+   * @param cached the pods the decision was made on; {@code lease}: the current run's Lease it was made on
+   * @param readPod reads a pod from the API server (null when gone); {@code readLease} the current run's Lease
+   */
+  static Judged confirm(Judged onCache, List<Pod> cached, Lease lease, String currentPod,
+      Function<String, Pod> readPod, Supplier<Lease> readLease, BiFunction<List<Pod>, Lease, Sighting> sight,
+      Function<Sighting, Decision> decide) {
+    if (!onCache.decision().deletePod() || currentPod == null) {
+      return onCache;
+    }
+    Optional<Pod> pod = differs(cached.stream().filter(p -> currentPod.equals(p.getMetadata().getName()))
+        .findFirst().orElse(null), () -> readPod.apply(currentPod));
+    Optional<Lease> renewed = differs(lease, readLease);
+    if (pod.isEmpty() && renewed.isEmpty()) {
+      return onCache;
+    }
+    List<Pod> pods = pod.map(live -> Stream.concat(cached.stream()
+        .filter(p -> !currentPod.equals(p.getMetadata().getName())), Stream.of(live)).toList()).orElse(cached);
+    Sighting seen = sight.apply(pods, renewed.orElse(lease));
+    return new Judged(seen, decide.apply(seen));
+  }
+
+  /**
+   * Whether the Lease read is one the Lease watch could show as {@code instance}'s heartbeat: labelled for it, or
+   * controlled by it (a Lease of that name someone else made is no heartbeat of the run, read or watched).
+   */
+  static boolean heartbeatOf(Lease lease, AgentInstance instance) {
+    Map<String, String> labels = lease.getMetadata().getLabels();
+    return labels != null && instance.getMetadata().getName().equals(labels.get(AgentInstance.INSTANCE_LABEL))
+        || instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(lease));
+  }
+
+  /**
+   * The object as the API server has it, when it is not the copy {@code judged} (another resourceVersion, or one
+   * the cache did not have). Empty when it is the same, when it is gone (the decision stands), or when this operator
+   * may not read it (a ClusterRole of a release before 2026-11-28 grants no {@code get} on Leases: the cache's
+   * copy decides, and it is logged once). Other errors of the read are thrown: the reconcile is retried, and
+   * nothing is ended meanwhile.
+   */
+  static <T extends HasMetadata> Optional<T> differs(T judged, Supplier<T> live) {
+    T read;
+    try {
+      read = live.get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_FORBIDDEN) {
+        throw e;
+      }
+      if (!forbiddenLogged) {
+        forbiddenLogged = true;
+        LOG.warn("cannot read what a run is ended on from the API server ({}): the watch's copy alone decides; "
+            + "grant get on pods and coordination.k8s.io leases (deploy/clusterrole.yaml)", e.getMessage());
+      }
+      return Optional.empty();
+    }
+    if (read == null) {
+      return Optional.empty();
+    }
+    boolean same = judged != null
+        && Objects.equals(read.getMetadata().getResourceVersion(), judged.getMetadata().getResourceVersion());
+    return same ? Optional.empty() : Optional.of(read);
+  }
+}
