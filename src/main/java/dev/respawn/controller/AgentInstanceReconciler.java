@@ -221,7 +221,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     // a live run is ended on the API server's word, not the watches' alone (a hung watch would end every healthy
     // agent)
     RunEndRecheck.Judged judged = RunEndRecheck.confirm(new RunEndRecheck.Judged(cachedSight, onCache), cached, lease,
-        state.currentPod, directGet, () -> Optional.ofNullable(context.getClient().leases().inNamespace(ns)
+        directGet, () -> Optional.ofNullable(context.getClient().leases().inNamespace(ns)
             .withName(runLease).get()).filter(l -> RunEndRecheck.heartbeatOf(l, instance)).orElse(null),
         sight, s -> evaluator.decide(policy, state, s, now, random(instance, state)));
     Sighting seen = judged.seen();

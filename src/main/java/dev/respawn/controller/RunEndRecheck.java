@@ -2,16 +2,19 @@ package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.policy.Decision;
+import dev.respawn.policy.PodDeletion;
 import dev.respawn.policy.Sighting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -27,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * a heartbeat timeout (or a startup grace) later. So before a decision that ends the live current run (deletes its
  * pod) is carried out, the run's pod and its Lease are read once each from the API server; when either is not the
  * copy the decision was made on, the instance is decided again on the server's copies (a renewal the watch has not
- * delivered counts as seen then). That is two GETs per run ended, none at rest and none for a run that ends by
- * itself.
+ * delivered counts as seen then). That is two GETs per run ended (one more for each other pod a decision made
+ * again on them would end), none at rest and none for a run that ends by itself.
  */
 final class RunEndRecheck {
   private static final Logger LOG = LoggerFactory.getLogger(RunEndRecheck.class);
@@ -40,28 +43,52 @@ final class RunEndRecheck {
   record Judged(Sighting seen, Decision decision) {}
 
   /**
-   * {@code onCache} when it ends no live run, or when the API server's pod and Lease are the copies it was made on;
-   * else the decision made again ({@code decide}) on what {@code sight} makes of the server's copies.
+   * {@code onCache} when it ends no live run, or when the API server's copies of the pod it ends and of the Lease are
+   * the ones it was made on; else the decision made again ({@code decide}) on what {@code sight} makes of the
+   * server's copies.
    *
    * @param cached the pods the decision was made on; {@code lease}: the current run's Lease it was made on
    * @param readPod reads a pod from the API server (null when gone); {@code readLease} the current run's Lease
    */
-  static Judged confirm(Judged onCache, List<Pod> cached, Lease lease, String currentPod,
-      Function<String, Pod> readPod, Supplier<Lease> readLease, BiFunction<List<Pod>, Lease, Sighting> sight,
-      Function<Sighting, Decision> decide) {
-    if (!onCache.decision().deletePod() || currentPod == null) {
-      return onCache;
+  static Judged confirm(Judged onCache, List<Pod> cached, Lease lease, Function<String, Pod> readPod,
+      Supplier<Lease> readLease, BiFunction<List<Pod>, Lease, Sighting> sight, Function<Sighting, Decision> decide) {
+    Judged judged = onCache;
+    List<Pod> pods = cached;
+    Lease heartbeat = lease;
+    boolean leaseRead = false;
+    Set<String> read = new HashSet<>();
+    while (true) {
+      // the pods it ends (the current run's, or the next run's whose start status does not show yet) not read yet:
+      // a decision made again on what was read may end another one the watch showed as stale (each is read once)
+      List<String> ending = judged.decision().deletions().stream().filter(x -> x.why() == PodDeletion.Why.END_RUN)
+          .map(PodDeletion::name).filter(read::add).toList();
+      if (ending.isEmpty()) {
+        return judged;
+      }
+      boolean changed = false;
+      for (String name : ending) {
+        Optional<Pod> live = differs(pods.stream().filter(p -> name.equals(p.getMetadata().getName())).findFirst()
+            .orElse(null), () -> readPod.apply(name));
+        if (live.isPresent()) {
+          pods = Stream.concat(pods.stream().filter(p -> !name.equals(p.getMetadata().getName())), live.stream())
+              .toList();
+          changed = true;
+        }
+      }
+      if (!leaseRead) {
+        leaseRead = true;
+        Optional<Lease> renewed = differs(heartbeat, readLease);
+        if (renewed.isPresent()) {
+          heartbeat = renewed.get();
+          changed = true;
+        }
+      }
+      if (!changed) {
+        return judged;
+      }
+      Sighting seen = sight.apply(pods, heartbeat);
+      judged = new Judged(seen, decide.apply(seen));
     }
-    Optional<Pod> pod = differs(cached.stream().filter(p -> currentPod.equals(p.getMetadata().getName()))
-        .findFirst().orElse(null), () -> readPod.apply(currentPod));
-    Optional<Lease> renewed = differs(lease, readLease);
-    if (pod.isEmpty() && renewed.isEmpty()) {
-      return onCache;
-    }
-    List<Pod> pods = pod.map(live -> Stream.concat(cached.stream()
-        .filter(p -> !currentPod.equals(p.getMetadata().getName())), Stream.of(live)).toList()).orElse(cached);
-    Sighting seen = sight.apply(pods, renewed.orElse(lease));
-    return new Judged(seen, decide.apply(seen));
   }
 
   /**

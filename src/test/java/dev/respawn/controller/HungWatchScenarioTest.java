@@ -117,4 +117,90 @@ class HungWatchScenarioTest extends MockClusterScenario {
         && OperatorFixture.OPERATOR_AGENT.equals(r.userAgent()) && r.path().endsWith("/pods/unseen-1")))
         .as("the pod read before the run would have been ended").isNotEmpty();
   }
+
+  /**
+   * The pod watch hangs and the pod ends (exit 2, a message §4 does not retry): the agent stops renewing, so the run is
+   * judged stale a timeout later; the pod read then shows how it ended, and that is what is decided on.
+   */
+  @Test
+  void aPodThatEndedUnseenIsJudgedByHowItEndedOnceItsHeartbeatStops() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 2s}
+        """);
+    f.kubelet.script("ended", Run.runForever().heartbeat(Duration.ofMillis(100)),
+        Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("ended", "hb");
+    f.awaitInstance("ended", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    hangWatches("pods");
+    f.kubelet.terminate("ended-1", 2, "Error", "invalid_configuration: model name missing");
+    AgentInstance after = f.awaitInstance("ended", i -> i.getStatus().lastFailure != null);
+    assertThat(after.getStatus().lastFailure.failureClass).isEqualTo(InterruptionClass.ToolFailure);
+    assertThat(after.getStatus().lastFailure.exitCode).isEqualTo(2);
+    assertThat(after.getStatus().phase).as("invalid_configuration is not retried").isEqualTo(Phase.Failed);
+  }
+
+  /** The pod watch hangs and the pod fails: the next run is made and kept, the watch showing neither. */
+  @Test
+  void theNextRunIsMadeAndKeptWhileThePodWatchHangs() {
+    f.policy("hb", """
+        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
+        heartbeat: {timeout: 2s}
+        """);
+    f.kubelet.script("next", Run.runForever().heartbeat(Duration.ofMillis(100)),
+        Run.runForever().heartbeat(Duration.ofMillis(100)));
+    f.instance("next", "hb");
+    f.awaitInstance("next", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    hangWatches("pods");
+    f.kubelet.terminate("next-1", 1, "Error", "temporary_error: tool crashed");
+    // the next run's pod the watch shows Pending past its startup grace is read before it would be ended
+    f.awaitInstance("next", i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    f.holdsFor(Duration.ofSeconds(4), () -> f.get("next"),
+        i -> at(i, 2, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    assertThat(f.podsEverCreated("next")).containsExactly("next-1", "next-2");
+    assertThat(f.get("next").getStatus().lastFailure.exitCode).isEqualTo(1);
+  }
+
+  /**
+   * Watches the API server (or a proxy) ends again and again: each is made again at the informer's last
+   * resourceVersion (on this mock a re-watch sends every object as ADDED again). Two failures and a healthy run
+   * come out as without the drops, each decision told once, and an instance at rest costs no write.
+   */
+  @Test
+  void watchesDroppedAgainAndAgainLoseAndRepeatNothing() {
+    f.policy("drop", """
+        backoff: {type: Exponential, initialDelay: 300ms, maxDelay: 1s}
+        maxRetries: 5
+        heartbeat: {timeout: 2s}
+        resetAfter: 10m
+        """);
+    java.util.concurrent.ScheduledExecutorService dropper =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
+    try {
+      dropper.scheduleAtFixedRate(() -> dropped.addAndGet(f.api.dropWatches(r -> OperatorFixture.OPERATOR_AGENT
+          .equals(r.getHeader("User-Agent")))), 0, 300, java.util.concurrent.TimeUnit.MILLISECONDS);
+      f.kubelet.script("storm", Run.exit(1).after(Duration.ofMillis(500)), Run.exit(1).after(Duration.ofMillis(500)),
+          Run.runForever().heartbeat(Duration.ofMillis(100)));
+      f.instance("storm", "drop");
+      AgentInstance done = f.awaitInstance("storm", i -> at(i, 3, Phase.Running)
+          && hasCondition(i, "Ready", "True", "Healthy"));
+      assertThat(done.getStatus().restarts).isEqualTo(2);
+      assertThat(done.getStatus().attempt).isEqualTo(2);
+      // at rest for three timeouts while the watches keep being made again: no write, no new run
+      long writes = f.operatorWrites().size();
+      f.holdsFor(Duration.ofSeconds(6), () -> f.get("storm"), i -> at(i, 3, Phase.Running)
+          && hasCondition(i, "Ready", "True", "Healthy"));
+      assertThat(f.operatorWrites()).as("operator writes at rest while its watches are dropped").hasSize((int) writes);
+      assertThat(dropped.get()).as("watches dropped").isGreaterThan(10);
+    } finally {
+      dropper.shutdownNow();
+    }
+    assertThat(f.podsEverCreated("storm")).containsExactly("storm-1", "storm-2", "storm-3");
+    java.util.Map<String, Long> events = new java.util.TreeMap<>();
+    f.events("storm").forEach(e -> events.merge(e.getReason(), e.getSeries() == null ? 1L
+        : (long) e.getSeries().getCount(), Long::sum));
+    assertThat(events).as("one Event per decision").containsEntry("RestartFailed", 2L)
+        .containsEntry("RestartStarted", 2L);
+  }
 }
