@@ -58,6 +58,14 @@ record AgentStatusReport(String name, String namespace, String task, Phase phase
     boolean canRetry = phase == null || !phase.isTerminal();
     String message = st.waitingFor != null && phase == Phase.CircuitOpen
         ? waiting(st, dependency, restartingIn) : message(name, st, phase, restartingIn, cooldown, reason);
+    // refused (policy missing or invalid, spec invalid): nothing is restarted and no request acted on until it is fixed
+    java.util.Optional<InstanceRefusal> refusal = InstanceRefusal.of(st);
+    if (refusal.isPresent()) {
+      canRetry = false;
+      reason = refusal.get().reason().code();
+      restartingIn = null;
+      message = refusal.get().message();
+    }
     return new AgentStatusReport(name, instance.getMetadata().getNamespace(),
         instance.getSpec() == null ? null : instance.getSpec().task, phase, st.attempt == null ? 0 : st.attempt,
         maxRetries, canRetry, st.lastFailure == null ? null : st.lastFailure.at, reason, restartingIn,

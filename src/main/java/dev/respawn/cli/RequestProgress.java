@@ -85,9 +85,45 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
       return new RequestProgress(State.FAILED, kind + " request " + id + " was accepted, but the instance is "
           + st.phase + (code == null ? "" : " (" + code + ")") + " before a new run started", instance);
     }
+    java.util.List<String> earlier = st.earlierRequests == null ? java.util.List.of()
+        : st.earlierRequests.getOrDefault(kind, java.util.List.of());
+    if (!ours && handledId != null && earlier.contains(id)) {
+      // acted on, then another request of the kind came (before this one's restart showed in status): that one's
+      // outcome is this one's
+      RequestProgress later = of(instance, handledId, resume, runBefore);
+      return new RequestProgress(later.state(), kind + " request " + id + " was acted on, then request " + handledId
+          + " came: " + later.message(), instance, later.followed());
+    }
     String where = ours ? "accepted; waiting for the new pod (phase " + st.phase + ")"
-        : "not handled by the operator yet (is it running?)";
+        : InstanceRefusal.of(st).map(r -> "not acted on: the operator acts on no request while the instance is "
+            + "refused (" + r.reason() + ": " + r.message() + ")")
+            .orElse("not handled by the operator yet (is it running?)");
     return new RequestProgress(State.PENDING, kind + " request " + id + " " + where, instance);
+  }
+
+  /**
+   * Where a request stands that was sent before (its id given again, {@code --request-id}), when the operator handled
+   * it already: refused (status.refusedRequests), or acted on. Empty when it was not handled yet.
+   */
+  static java.util.Optional<RequestProgress> handledBefore(AgentInstance instance, String id, boolean resume) {
+    AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
+    String kind = (resume ? OperatorRequest.RESUME : OperatorRequest.RESTART).statusKey();
+    var refused = st.refusedRequests == null ? null : st.refusedRequests.get(kind);
+    if (refused != null && id.equals(refused.id)) {
+      return java.util.Optional.of(new RequestProgress(State.REFUSED, kind + " request " + id + " was refused: "
+          + refused.message, instance));
+    }
+    boolean handled = st.handledRequests != null && id.equals(st.handledRequests.get(kind))
+        || st.earlierRequests != null && st.earlierRequests.getOrDefault(kind, java.util.List.of()).contains(id);
+    if (!handled) {
+      return java.util.Optional.empty();
+    }
+    RestartRecord last = st.lastRestart;
+    if (last != null && id.equals(last.requestId) && (last.startedAt == null || last.startedAt.isEmpty())) {
+      return java.util.Optional.empty(); // accepted, its new pod still to come: waited for as any request
+    }
+    return java.util.Optional.of(new RequestProgress(State.STARTED, kind + " request " + id + " was acted on "
+        + "already" + (last != null && id.equals(last.requestId) ? " (pod " + last.pod + ")" : ""), instance));
   }
 
   /**

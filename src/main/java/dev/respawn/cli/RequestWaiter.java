@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -91,14 +92,15 @@ final class RequestWaiter {
       // the run started and has ended since: status's history has it, lastRestart is the next restart's
       d.put("pod", p.followed().pod);
       d.put("started_at", p.followed().startedAt);
-    } else if (started) {
+    } else if (started && p.instance().getStatus().lastRestart != null
+        && Objects.equals(d.get("request_id"), p.instance().getStatus().lastRestart.requestId)) {
       AgentInstance i = p.instance();
       RestartRecord last = i.getStatus().lastRestart;
       d.put("previous_pod", last.previousPod);
       d.put("pod", last.pod);
       d.put("started_at", last.startedAt);
       d.put("last_restart", last);
-    } else {
+    } else if (!started) {
       d.put("error", p.state().name().toLowerCase(Locale.ROOT));
     }
   }

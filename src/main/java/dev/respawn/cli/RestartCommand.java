@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -28,6 +29,9 @@ final class RestartCommand extends PluginCommand {
 
   @Option(names = "--wait", description = "Wait until the new run started, or the request was refused.")
   boolean await;
+
+  @Mixin
+  RequestIdOption requestId;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
       description = "How long --wait waits (default: ${DEFAULT-VALUE}).")
@@ -54,12 +58,18 @@ final class RestartCommand extends PluginCommand {
       throw usage("Missing --reason: say why the agent is restarted (it is recorded in status.lastRestart.reason)");
     }
     AgentInstance before = cluster.instance(name);
-    String id = RequestIds.next(cluster.clock, before, AgentInstance.RESTART_ANNOTATION);
+    String id = requestId.id(cluster.clock, before, AgentInstance.RESTART_ANNOTATION, this::usage);
+    // sent before (the same --request-id again): nothing new is sent, and what became of it is reported
+    boolean sentBefore = RequestIdOption.sentBefore(before, AgentInstance.RESTART_ANNOTATION, id);
+    java.util.Optional<RequestProgress> handled = sentBefore ? RequestProgress.handledBefore(before, id, false)
+        : java.util.Optional.empty();
     String requestedAt = cluster.now().toString();
     Map<String, String> annotations = new LinkedHashMap<>();
     annotations.put(AgentInstance.RESTART_ANNOTATION, id);
     annotations.put(REASON_ANNOTATION, reason);
-    cluster.annotate(name, annotations);
+    if (!sentBefore) {
+      cluster.annotate(name, annotations);
+    }
     Phase phase = before.getStatus() == null ? null : before.getStatus().phase;
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("success", true);
@@ -72,15 +82,20 @@ final class RestartCommand extends PluginCommand {
     d.put("requested_at", requestedAt);
     d.put("phase", phase == null ? null : phase.name());
     String warning = RequestWarnings.restart(before, name, cluster.namespace);
-    if (!await) {
+    if (warning != null && handled.isEmpty()) {
+      d.put("warning", warning);
+    }
+    if (!await && handled.isEmpty()) {
       d.put("waited", false);
       d.put("message", warning != null ? "Restart requested, but " + warning : "Restart requested");
       print(d, () -> "agentinstance/" + name + " restart requested (request " + id + ", reason: " + reason + ")");
       warn(warning);
       return 0;
     }
-    RequestProgress progress = RequestWaiter.await(cluster, name, id, false, runOf(before), timeout);
+    RequestProgress progress = handled.orElseGet(() -> RequestWaiter.await(cluster, name, id, false, runOf(before),
+        timeout));
     RequestWaiter.describe(d, progress);
+    d.put("waited", handled.isEmpty()); // handled before: reported as status shows it, without a wait
     d.put("message", progress.state() == RequestProgress.State.STARTED ? "Restarted: " + progress.message()
         : progress.message());
     if (progress.state() == RequestProgress.State.STARTED) {

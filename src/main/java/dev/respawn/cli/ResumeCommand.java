@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -28,6 +29,9 @@ final class ResumeCommand extends PluginCommand {
   @Option(names = "--wait", description = "Wait until the new run started, or the request was refused.")
   boolean await;
 
+  @Mixin
+  RequestIdOption requestId;
+
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
       description = "How long --wait waits (default: ${DEFAULT-VALUE}).")
   Duration timeout;
@@ -45,9 +49,15 @@ final class ResumeCommand extends PluginCommand {
           + "cleared, and a restart now, whatever the restart policy decided. Re-run with --force to do it.",
           NOT_FORCED);
     }
-    String id = RequestIds.next(cluster.clock, before, AgentInstance.RESUME_ANNOTATION);
+    String id = requestId.id(cluster.clock, before, AgentInstance.RESUME_ANNOTATION, this::usage);
+    // sent before (the same --request-id again): nothing new is sent, and what became of it is reported
+    boolean sentBefore = RequestIdOption.sentBefore(before, AgentInstance.RESUME_ANNOTATION, id);
+    java.util.Optional<RequestProgress> handled = sentBefore ? RequestProgress.handledBefore(before, id, true)
+        : java.util.Optional.empty();
     String requestedAt = cluster.now().toString();
-    cluster.annotate(name, Map.of(AgentInstance.RESUME_ANNOTATION, id));
+    if (!sentBefore) {
+      cluster.annotate(name, Map.of(AgentInstance.RESUME_ANNOTATION, id));
+    }
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("success", true);
     d.put("action", "resume");
@@ -59,7 +69,10 @@ final class ResumeCommand extends PluginCommand {
     d.put("phase", phase == null ? null : phase.name());
     d.put("reason", code);
     String warning = RequestWarnings.resume(before, name, cluster.namespace);
-    if (!await) {
+    if (warning != null && handled.isEmpty()) {
+      d.put("warning", warning);
+    }
+    if (!await && handled.isEmpty()) {
       d.put("waited", false);
       d.put("message", warning != null ? "Resume requested, but " + warning
           : "Resume requested: a new lifecycle starts now");
@@ -68,8 +81,10 @@ final class ResumeCommand extends PluginCommand {
       warn(warning);
       return 0;
     }
-    RequestProgress progress = RequestWaiter.await(cluster, name, id, true, runOf(before), timeout);
+    RequestProgress progress = handled.orElseGet(() -> RequestWaiter.await(cluster, name, id, true, runOf(before),
+        timeout));
     RequestWaiter.describe(d, progress);
+    d.put("waited", handled.isEmpty()); // handled before: reported as status shows it, without a wait
     d.put("message", progress.state() == RequestProgress.State.STARTED ? "Resumed: " + progress.message()
         : progress.message());
     if (progress.state() == RequestProgress.State.STARTED) {

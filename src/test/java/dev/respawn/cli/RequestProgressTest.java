@@ -132,4 +132,70 @@ class RequestProgressTest {
   void aDeletedInstanceFailed() {
     assertThat(RequestProgress.of(null, "cli-1", false).state()).isEqualTo(State.FAILED);
   }
+
+  @Test
+  void actedOnThenSupersededByAnotherOfTheKindTakesThatOnesOutcome() throws IOException {
+    AgentInstance st = with("""
+        {phase: Starting, run: 3, handledRequests: {restart: pipeline-b}, earlierRequests: {restart: [cli-1]},
+         lastRestart: {kind: Manual, requestId: pipeline-b, previousPod: coder-2, pod: coder-3,
+                       startedAt: "2026-01-01T00:00:05Z"}}
+        """);
+    RequestProgress p = RequestProgress.of(st, "cli-1", false, 1);
+
+    assertThat(p.state()).isEqualTo(State.STARTED);
+    assertThat(p.message()).isEqualTo("restart request cli-1 was acted on, then request pipeline-b came: pod coder-3 "
+        + "replaces coder-2");
+    // the later one not started yet: still pending
+    AgentInstance accepted = with("""
+        {phase: Starting, handledRequests: {restart: pipeline-b}, earlierRequests: {restart: [cli-1]},
+         lastRestart: {kind: Manual, requestId: pipeline-b}}
+        """);
+    assertThat(RequestProgress.of(accepted, "cli-1", false, 1).state()).isEqualTo(State.PENDING);
+  }
+
+  @Test
+  void notActedOnWhileTheInstanceIsRefusedSaysWhy() throws IOException {
+    RequestProgress p = RequestProgress.of(with("""
+        {phase: Running, conditions: [{type: Ready, status: "False", reason: PolicyNotFound,
+          message: "AgentRestartPolicy gone does not exist; nothing is restarted until it does"}]}
+        """), "cli-2", false);
+
+    assertThat(p.state()).isEqualTo(State.PENDING);
+    assertThat(p.message()).isEqualTo("restart request cli-2 not acted on: the operator acts on no request while the "
+        + "instance is refused (PolicyNotFound: AgentRestartPolicy gone does not exist; nothing is restarted until it "
+        + "does)");
+  }
+
+  @Test
+  void aRequestSentBeforeIsReportedAsStatusShowsIt() throws IOException {
+    AgentInstance started = with("""
+        {phase: Running, handledRequests: {restart: ci-42},
+         lastRestart: {kind: Manual, requestId: ci-42, previousPod: coder-1, pod: coder-2, startedAt: "2026-01-01T00:00:00Z"}}
+        """);
+    assertThat(RequestProgress.handledBefore(started, "ci-42", false)).get()
+        .satisfies(p -> assertThat(p.state()).isEqualTo(State.STARTED))
+        .satisfies(p -> assertThat(p.message()).isEqualTo("restart request ci-42 was acted on already (pod coder-2)"));
+    // a failure's restart since replaced lastRestart: acted on all the same
+    AgentInstance since = with("""
+        {phase: Backoff, handledRequests: {restart: ci-42}, lastRestart: {kind: Failure, pod: coder-3}}
+        """);
+    assertThat(RequestProgress.handledBefore(since, "ci-42", false)).get()
+        .satisfies(p -> assertThat(p.state()).isEqualTo(State.STARTED));
+    AgentInstance refused = with("""
+        {phase: Escalated, handledRequests: {restart: ci-42},
+         refusedRequests: {restart: {id: ci-42, message: "phase Escalated is terminal"}}}
+        """);
+    assertThat(RequestProgress.handledBefore(refused, "ci-42", false)).get()
+        .satisfies(p -> assertThat(p.state()).isEqualTo(State.REFUSED))
+        .satisfies(p -> assertThat(p.message()).isEqualTo("restart request ci-42 was refused: phase Escalated is "
+            + "terminal"));
+    // accepted, its pod to come; and not handled at all: waited for as any request
+    AgentInstance accepted = with("""
+        {phase: Backoff, handledRequests: {restart: ci-42}, lastRestart: {kind: Manual, requestId: ci-42}}
+        """);
+    assertThat(RequestProgress.handledBefore(accepted, "ci-42", false)).isEmpty();
+    assertThat(RequestProgress.handledBefore(with("{phase: Running}"), "ci-42", false)).isEmpty();
+    // the other kind's id is not this one's
+    assertThat(RequestProgress.handledBefore(started, "ci-42", true)).isEmpty();
+  }
 }

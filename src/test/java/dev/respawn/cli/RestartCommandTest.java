@@ -235,6 +235,97 @@ class RestartCommandTest {
     assertThat(r.exit()).as(r.toString()).isZero();
     assertThat(r.json().get("message").asText()).startsWith("Restart requested, but phase Failed is terminal")
         .contains("kubectl respawn resume stuck --force");
+    // a field of its own, for a script that branches on it (success says the request was sent)
+    assertThat(r.json().get("warning").asText()).startsWith("phase Failed is terminal: the operator refuses a restart");
+    assertThat(r.json().get("success").asBoolean()).isTrue();
+  }
+
+  @Test
+  void aLiveAgentsRequestHasNoWarningField() {
+    Instances.create(API.client(), "no-warning", "coder", null, "{phase: Running, run: 1, currentPod: coder-1}");
+
+    Cli.Result r = cli("restart", "coder", "--reason", "ci", "-n", "no-warning", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().has("warning")).as(r.toString()).isFalse();
+  }
+
+  /** The instance, its status as given, carrying restart request {@code id} with reason "first" (sent before). */
+  private static void sentBefore(String ns, String id, String status) {
+    Instances.create(API.client(), ns, "coder", null, status);
+    API.client().resources(AgentInstance.class).inNamespace(ns).withName("coder").edit(i -> {
+      i.getMetadata().setAnnotations(java.util.Map.of(AgentInstance.RESTART_ANNOTATION, id,
+          AgentInstance.RESTART_REASON_ANNOTATION, "first"));
+      return i;
+    });
+  }
+
+  @Test
+  void aGivenRequestIdIsSent() {
+    Instances.create(API.client(), "given-id", "coder", null, "{phase: Running, run: 1, currentPod: coder-1}");
+
+    Cli.Result r = cli("restart", "coder", "--reason", "ci", "--request-id", "pipeline-812", "-n", "given-id",
+        "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().get("request_id").asText()).isEqualTo("pipeline-812");
+    assertThat(Instances.annotations(API.client(), "given-id", "coder"))
+        .containsEntry(AgentInstance.RESTART_ANNOTATION, "pipeline-812");
+  }
+
+  @Test
+  void theSameRequestIdAgainSendsNothingAndReportsWhatBecameOfIt() {
+    sentBefore("same-id", "pipeline-812", """
+        {phase: Running, run: 2, currentPod: coder-2, handledRequests: {restart: pipeline-812},
+         lastRestart: {kind: Manual, requestId: pipeline-812, previousPod: coder-1, pod: coder-2,
+                       startedAt: "2026-11-21T10:30:00Z"}}
+        """);
+    String before = Instances.get(API.client(), "same-id", "coder").getMetadata().getResourceVersion();
+
+    Cli.Result r = cli("restart", "coder", "--reason", "retried step", "--request-id", "pipeline-812", "-n",
+        "same-id", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("success").asBoolean()).isTrue();
+    assertThat(j.get("waited").asBoolean()).isFalse();
+    assertThat(j.get("pod").asText()).isEqualTo("coder-2");
+    assertThat(j.get("message").asText()).isEqualTo("Restarted: restart request pipeline-812 was acted on already "
+        + "(pod coder-2)");
+    assertThat(Instances.get(API.client(), "same-id", "coder").getMetadata().getResourceVersion())
+        .as("nothing written").isEqualTo(before);
+    assertThat(Instances.annotations(API.client(), "same-id", "coder"))
+        .containsEntry(AgentInstance.RESTART_REASON_ANNOTATION, "first");
+  }
+
+  @Test
+  void theSameRequestIdAgainAfterItWasRefusedExits1() {
+    sentBefore("same-id-refused", "pipeline-9", """
+        {phase: Escalated, handledRequests: {restart: pipeline-9},
+         refusedRequests: {restart: {id: pipeline-9, message: "phase Escalated is terminal"}}}
+        """);
+
+    Cli.Result r = cli("restart", "coder", "--reason", "retried step", "--request-id", "pipeline-9", "-n",
+        "same-id-refused", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+    assertThat(r.json().get("error").asText()).isEqualTo("refused");
+    assertThat(r.err()).contains("restart request pipeline-9 was refused: phase Escalated is terminal");
+  }
+
+  @Test
+  void aBlankOrPaddedRequestIdIsAUsageError() {
+    Instances.create(API.client(), "bad-id", "coder", null, "{phase: Running}");
+
+    Cli.Result padded = cli("restart", "coder", "--reason", "ci", "--request-id", " x", "-n", "bad-id");
+    Cli.Result tooLong = cli("restart", "coder", "--reason", "ci", "--request-id", "x".repeat(257), "-n", "bad-id");
+
+    assertThat(padded.exit()).as(padded.toString()).isEqualTo(2);
+    assertThat(padded.err()).contains("--request-id must be non-empty, without leading or trailing blanks");
+    assertThat(tooLong.exit()).as(tooLong.toString()).isEqualTo(2);
+    assertThat(tooLong.err()).contains("--request-id must be at most 256 bytes");
+    assertThat(Instances.annotations(API.client(), "bad-id", "coder")).doesNotContainKey(
+        AgentInstance.RESTART_ANNOTATION);
   }
 
   @Test

@@ -139,4 +139,28 @@ class ResumeCommandTest {
     assertThat(r.json().get("success").asBoolean()).isFalse();
     assertThat(r.json().get("error").asText()).isEqualTo("timed_out");
   }
+
+  @Test
+  void theSameRequestIdAgainSendsNothingAndReportsWhatBecameOfIt() {
+    Instances.create(API.client(), "resume-same-id", "stuck", null, """
+        {phase: Running, run: 5, currentPod: stuck-5, handledRequests: {resume: pipeline-7},
+         lastRestart: {kind: Resume, requestId: pipeline-7, previousPod: stuck-4, pod: stuck-5,
+                       startedAt: "2026-11-21T10:30:00Z"}}
+        """);
+    API.client().resources(AgentInstance.class).inNamespace("resume-same-id").withName("stuck").edit(i -> {
+      i.getMetadata().setAnnotations(java.util.Map.of(AgentInstance.RESUME_ANNOTATION, "pipeline-7"));
+      return i;
+    });
+    String before = Instances.get(API.client(), "resume-same-id", "stuck").getMetadata().getResourceVersion();
+
+    Cli.Result r = cli("resume", "stuck", "--force", "--request-id", "pipeline-7", "-n", "resume-same-id", "-o",
+        "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.json().get("message").asText()).isEqualTo("Resumed: resume request pipeline-7 was acted on already "
+        + "(pod stuck-5)");
+    assertThat(r.json().has("warning")).as("a request acted on already warns of nothing").isFalse();
+    assertThat(Instances.get(API.client(), "resume-same-id", "stuck").getMetadata().getResourceVersion())
+        .as("nothing written").isEqualTo(before);
+  }
 }

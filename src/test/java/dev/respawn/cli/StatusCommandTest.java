@@ -49,6 +49,17 @@ class StatusCommandTest {
         - {type: Escalated, status: "True", reason: RetriesExhausted,
            message: "Escalated after 4 failures; inspect: kubectl logs stuck-4; continue: kubectl respawn resume stuck --force"}
         """);
+    Instances.create(API.client(), NS, "orphan", "gone", """
+        phase: Backoff
+        run: 2
+        attempt: 1
+        nextRestartAt: "2026-11-21T10:35:04Z"
+        lastDecision: {action: Restart, reasonCode: restart_scheduled, attempt: 1, maxAttempts: 3,
+                       at: "2026-11-21T10:34:34Z"}
+        conditions:
+        - {type: Ready, status: "False", reason: PolicyNotFound,
+           message: "AgentRestartPolicy gone not found in namespace status; nothing is restarted until it exists"}
+        """);
     Instances.policy(API.client(), NS, "patient", "maxRetries: 5");
     Instances.create(API.client(), NS, "fresh", "patient", """
         phase: Running
@@ -150,6 +161,19 @@ class StatusCommandTest {
     Cli.Result r = Cli.run(PluginEnvironment.using(API.client(), later), "status", "coder", "-n", NS, "-o", "json");
 
     assertThat(r.json().get("restarting_in_seconds").asLong()).isEqualTo(5);
+  }
+
+  @Test
+  void anInstanceTheOperatorRefusesCannotBeRetriedAndSaysWhy() {
+    Cli.Result r = status("orphan", "-o", "json");
+
+    assertThat(r.exit()).as(r.toString()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("can_retry").asBoolean()).isFalse();
+    assertThat(j.get("reason").asText()).isEqualTo("policy_not_found");
+    assertThat(j.get("restarting_in_seconds").isNull()).as("no restart comes while it is refused").isTrue();
+    assertThat(j.get("message").asText()).isEqualTo("AgentRestartPolicy gone not found in namespace status; nothing "
+        + "is restarted until it exists");
   }
 
   @Test
