@@ -63,7 +63,8 @@ class HungWatchScenarioTest extends MockClusterScenario {
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
         heartbeat: {timeout: 2s, startupGrace: 1s}
         """);
-    f.kubelet.script(name, Run.runForever().heartbeat(Duration.ofMillis(200)), Run.runForever());
+    f.kubelet.script(name, Run.runForever().heartbeat(Duration.ofMillis(200)),
+        Run.runForever().heartbeat(Duration.ofMillis(200)));
     f.instance(name, "hb");
     f.awaitInstance(name, i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
   }
@@ -124,14 +125,7 @@ class HungWatchScenarioTest extends MockClusterScenario {
    */
   @Test
   void aPodThatEndedUnseenIsJudgedByHowItEndedOnceItsHeartbeatStops() {
-    f.policy("hb", """
-        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        heartbeat: {timeout: 2s}
-        """);
-    f.kubelet.script("ended", Run.runForever().heartbeat(Duration.ofMillis(100)),
-        Run.runForever().heartbeat(Duration.ofMillis(100)));
-    f.instance("ended", "hb");
-    f.awaitInstance("ended", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    heartbeating("ended");
     hangWatches("pods");
     f.kubelet.terminate("ended-1", 2, "Error", "invalid_configuration: model name missing");
     AgentInstance after = f.awaitInstance("ended", i -> i.getStatus().lastFailure != null);
@@ -143,14 +137,7 @@ class HungWatchScenarioTest extends MockClusterScenario {
   /** The pod watch hangs and the pod fails: the next run is made and kept, the watch showing neither. */
   @Test
   void theNextRunIsMadeAndKeptWhileThePodWatchHangs() {
-    f.policy("hb", """
-        backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        heartbeat: {timeout: 2s}
-        """);
-    f.kubelet.script("next", Run.runForever().heartbeat(Duration.ofMillis(100)),
-        Run.runForever().heartbeat(Duration.ofMillis(100)));
-    f.instance("next", "hb");
-    f.awaitInstance("next", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    heartbeating("next");
     hangWatches("pods");
     f.kubelet.terminate("next-1", 1, "Error", "temporary_error: tool crashed");
     // the next run's pod the watch shows Pending past its startup grace is read before it would be ended
