@@ -103,11 +103,13 @@ public final class Narrator {
   }
 
   private static String seconds(Double s) {
-    return s == null ? "?" : String.format("%.1fs", s);
+    return s == null ? "?" : String.format(java.util.Locale.ROOT, "%.1fs", s);
   }
 
   private void say(String instance, String text) {
-    out.printf("[+%5.1fs] %-11s %s%n", Duration.between(start, clock.instant()).toMillis() / 1000.0, instance, text);
+    // the sandbox's lines read the same on any machine: a German locale would print "+1,5s"
+    out.printf(java.util.Locale.ROOT, "[+%5.1fs] %-11s %s%n", Duration.between(start, clock.instant()).toMillis()
+        / 1000.0, instance, text);
   }
 
   /** Prints the instances like {@code kubectl get agentinstances}. */
@@ -141,7 +143,7 @@ public final class Narrator {
       return "";
     }
     long ms = Duration.between(clock.instant(), next).toMillis();
-    return ms <= 0 ? "due" : String.format("in %.1fs", ms / 1000.0);
+    return ms <= 0 ? "due" : String.format(java.util.Locale.ROOT, "in %.1fs", ms / 1000.0);
   }
 
   private static String text(Object o) {
