@@ -221,9 +221,9 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     // a live run is ended on the API server's word, not the watches' alone (a hung watch would end every healthy
     // agent)
     RunEndRecheck.Judged judged = RunEndRecheck.confirm(new RunEndRecheck.Judged(cachedSight, onCache), cached, lease,
-        directGet, () -> Optional.ofNullable(context.getClient().leases().inNamespace(ns)
-            .withName(runLease).get()).filter(l -> RunEndRecheck.heartbeatOf(l, instance)).orElse(null),
-        sight, s -> evaluator.decide(policy, state, s, now, random(instance, state)));
+        deletions::deleted, directGet, () -> RunEndRecheck.handOver(lease, Optional.ofNullable(context.getClient().leases()
+            .inNamespace(ns).withName(runLease).get()).filter(l -> RunEndRecheck.heartbeatOf(l, instance))
+            .orElse(null), renewals), sight, s -> evaluator.decide(policy, state, s, now, random(instance, state)));
     Sighting seen = judged.seen();
     Decision decided = judged.decision();
     Optional<Duration> held = ReleaseGate.releasing(decided).flatMap(dependency -> policy.dependency(dependency)

@@ -1,6 +1,8 @@
 package dev.respawn.controller;
 
 import dev.respawn.api.v1alpha1.AgentInstance;
+import dev.respawn.heartbeat.HeartbeatLeases;
+import dev.respawn.heartbeat.RenewalClock;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.PodDeletion;
 import dev.respawn.policy.Sighting;
@@ -17,6 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -48,10 +51,12 @@ final class RunEndRecheck {
    * server's copies.
    *
    * @param cached the pods the decision was made on; {@code lease}: the current run's Lease it was made on
+   * @param deletedByUs whether this operator deleted the pod of a UID (its delete not told by the watch yet)
    * @param readPod reads a pod from the API server (null when gone); {@code readLease} the current run's Lease
    */
-  static Judged confirm(Judged onCache, List<Pod> cached, Lease lease, Function<String, Pod> readPod,
-      Supplier<Lease> readLease, BiFunction<List<Pod>, Lease, Sighting> sight, Function<Sighting, Decision> decide) {
+  static Judged confirm(Judged onCache, List<Pod> cached, Lease lease, Predicate<String> deletedByUs,
+      Function<String, Pod> readPod, Supplier<Lease> readLease, BiFunction<List<Pod>, Lease, Sighting> sight,
+      Function<Sighting, Decision> decide) {
     Judged judged = onCache;
     List<Pod> pods = cached;
     Lease heartbeat = lease;
@@ -59,18 +64,20 @@ final class RunEndRecheck {
     Set<String> read = new HashSet<>();
     while (true) {
       // the pods it ends (the current run's, or the next run's whose start status does not show yet) not read yet:
-      // a decision made again on what was read may end another one the watch showed as stale (each is read once)
+      // a decision made again on what was read may end another one the watch showed as stale (each is read once).
+      // Not one this operator deleted already (the watch has not told it yet): its run was ended on a read before
       List<String> ending = judged.decision().deletions().stream().filter(x -> x.why() == PodDeletion.Why.END_RUN)
-          .map(PodDeletion::name).filter(read::add).toList();
+          .filter(x -> !deletedByUs.test(x.uid())).map(PodDeletion::name).filter(read::add).toList();
       if (ending.isEmpty()) {
         return judged;
       }
       boolean changed = false;
       for (String name : ending) {
-        Optional<Pod> live = differs(pods.stream().filter(p -> name.equals(p.getMetadata().getName())).findFirst()
-            .orElse(null), () -> readPod.apply(name));
-        if (live.isPresent()) {
-          pods = Stream.concat(pods.stream().filter(p -> !name.equals(p.getMetadata().getName())), live.stream())
+        Pod judgedPod = pods.stream().filter(p -> name.equals(p.getMetadata().getName())).findFirst().orElse(null);
+        Optional<Pod> server = serverCopy(judgedPod, () -> readPod.apply(name));
+        if (server.isEmpty() && judgedPod != null || server.isPresent() && !sameVersion(server.get(), judgedPod)) {
+          // gone at the server (someone deleted it): decided again without it, as a pod that vanished
+          pods = Stream.concat(pods.stream().filter(p -> !name.equals(p.getMetadata().getName())), server.stream())
               .toList();
           changed = true;
         }
@@ -92,6 +99,18 @@ final class RunEndRecheck {
   }
 
   /**
+   * The Lease read ({@code read}), having told {@code renewals} that it changed hands since the copy judged, as the
+   * Lease watch would have ({@link RenewalClock#handedOver}): the run that held it keeps the renewal it left.
+   */
+  static Lease handOver(Lease judged, Lease read, RenewalClock renewals) {
+    if (judged != null && read != null && !Objects.equals(HeartbeatLeases.holder(judged), HeartbeatLeases.holder(read))
+        && HeartbeatLeases.holder(judged) != null) {
+      renewals.handedOver(judged);
+    }
+    return read;
+  }
+
+  /**
    * Whether the Lease read is one the Lease watch could show as {@code instance}'s heartbeat: labelled for it, or
    * controlled by it (a Lease of that name someone else made is no heartbeat of the run, read or watched).
    */
@@ -103,15 +122,20 @@ final class RunEndRecheck {
 
   /**
    * The object as the API server has it, when it is not the copy {@code judged} (another resourceVersion, or one
-   * the cache did not have). Empty when it is the same, when it is gone (the decision stands), or when this operator
-   * may not read it (a ClusterRole of a release before 2026-11-28 grants no {@code get} on Leases: the cache's
-   * copy decides, and it is logged once). Other errors of the read are thrown: the reconcile is retried, and
-   * nothing is ended meanwhile.
+   * the cache did not have). Empty when it is the same, when it is gone, or when it may not be read.
    */
   static <T extends HasMetadata> Optional<T> differs(T judged, Supplier<T> live) {
-    T read;
+    return serverCopy(judged, live).filter(read -> !sameVersion(read, judged));
+  }
+
+  /**
+   * The API server's copy: empty when it is gone; {@code judged} itself when this operator may not read it (a
+   * ClusterRole of a release before 2026-11-28 grants no {@code get} on Leases: the cache's copy decides, and it is
+   * logged once). Other errors of the read are thrown: the reconcile is retried, and nothing is ended meanwhile.
+   */
+  static <T extends HasMetadata> Optional<T> serverCopy(T judged, Supplier<T> live) {
     try {
-      read = live.get();
+      return Optional.ofNullable(live.get());
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_FORBIDDEN) {
         throw e;
@@ -121,13 +145,12 @@ final class RunEndRecheck {
         LOG.warn("cannot read what a run is ended on from the API server ({}): the watch's copy alone decides; "
             + "grant get on pods and coordination.k8s.io leases (deploy/clusterrole.yaml)", e.getMessage());
       }
-      return Optional.empty();
+      return Optional.ofNullable(judged);
     }
-    if (read == null) {
-      return Optional.empty();
-    }
-    boolean same = judged != null
+  }
+
+  private static boolean sameVersion(HasMetadata read, HasMetadata judged) {
+    return judged != null
         && Objects.equals(read.getMetadata().getResourceVersion(), judged.getMetadata().getResourceVersion());
-    return same ? Optional.empty() : Optional.of(read);
   }
 }

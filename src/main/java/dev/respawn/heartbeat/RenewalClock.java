@@ -92,6 +92,10 @@ public final class RenewalClock {
     // under the tracked entry's lock: a forget (the instance deleted) either comes after, and drops what is put
     // here, or came before, and nothing is put
     seen.computeIfPresent(key, (k, before) -> {
+      Held told = leftBy.get(key);
+      if (told != null && told.holder().equals(holder) && renew.equals(told.view().renewTime())) {
+        return before; // told already (a Lease read before the watch told the hand-over): kept as first told
+      }
       boolean same = renew.equals(before.renewTime());
       // a renewal this process only found when it first looked stays one: it proves nothing about when it was made
       leftBy.put(key, new Held(holder, HeartbeatLeases.view(older, null, same && before.firstSight()),

@@ -134,6 +134,17 @@ class HungWatchScenarioTest extends MockClusterScenario {
     assertThat(after.getStatus().phase).as("invalid_configuration is not retried").isEqualTo(Phase.Failed);
   }
 
+  /** The pod watch hangs and someone deletes the pod: found gone when read, it is a context reset, as with the watch. */
+  @Test
+  void aPodDeletedUnseenIsAContextResetAsWithTheWatch() {
+    heartbeating("gone");
+    hangWatches("pods");
+    assertThat(f.kubelet.deleteBySomeoneElse("gone-1")).isTrue();
+    AgentInstance after = f.awaitInstance("gone", i -> i.getStatus().lastFailure != null);
+    assertThat(after.getStatus().lastFailure.failureClass).as(after.getStatus().lastFailure.failureReason)
+        .isEqualTo(InterruptionClass.ContextReset);
+  }
+
   /** The pod watch hangs and the pod fails: the next run is made and kept, the watch showing neither. */
   @Test
   void theNextRunIsMadeAndKeptWhileThePodWatchHangs() {

@@ -45,6 +45,28 @@ class RenewalClockTest {
     assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", mineSeen.plusSeconds(1), true)).isEmpty();
   }
 
+  /**
+   * A hand-over told twice (the Lease read from the API server before the watch told it, then the watch): the
+   * renewal the run left keeps the time it was seen, not the time of the second telling.
+   */
+  @Test
+  void aHandOverToldTwiceKeepsTheRenewalAsFirstSeen() {
+    RenewalClock renewals = new RenewalClock(clock);
+    advance(Duration.ofSeconds(5));
+    Lease mine = renewedBy("coder-2", now.get());
+    renewals.seenAt(mine);
+    Instant mineSeen = now.get();
+    advance(Duration.ofSeconds(1));
+    Lease old = renewedBy("coder-1", now.get());
+    renewals.handedOver(mine); // the read
+    renewals.seenAt(old);
+    advance(Duration.ofSeconds(20));
+    renewals.handedOver(mine); // the watch, late
+    renewals.observe(old);
+    assertThat(renewals.lastRenewalBy("agents", "coder", "coder-2", T0, true))
+        .hasValueSatisfying(s -> assertThat(s.at()).isEqualTo(mineSeen));
+  }
+
   /** A policy that comes to require heartbeats grants every run it watched without them a look from then. */
   @Test
   void aRunWatchedWithoutHeartbeatsGetsItsFirstLookWhenTheyAreRequired() {
