@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * The operator refuses to serve the instance (its policy missing or invalid, its spec invalid, a tier restriction):
+ * The operator refuses to serve the instance (its policy missing or invalid, its spec invalid):
  * status says so in a Ready condition that is False with a {@link Refusal} reason, and nothing is restarted, no
  * request acted on, until it is fixed.
  */

@@ -14,6 +14,9 @@ import org.slf4j.LoggerFactory;
  * (KUBECONFIG, ~/.kube/config, in-cluster), tuned to fail fast when the API server cannot be reached.
  */
 final class KubeconfigConnection {
+  /** The plugin's requests name it, apart from the operator's. */
+  static final String USER_AGENT = "kubectl-respawn/" + RespawnCommand.VERSION;
+
   /** Milliseconds to wait for a TCP connection to the API server. */
   static final int CONNECTION_TIMEOUT_MS = 5_000;
   /** Milliseconds to wait for an answer to one request. */
@@ -39,6 +42,7 @@ final class KubeconfigConnection {
     config.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
     config.setRequestTimeout(REQUEST_TIMEOUT_MS);
     config.setRequestRetryBackoffLimit(0);
+    config.setUserAgent(USER_AGENT);
     KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
     return new Cluster(client, Cluster.namespaceOf(options, client), clock, true);
   }

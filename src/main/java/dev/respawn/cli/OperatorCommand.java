@@ -31,6 +31,9 @@ import picocli.CommandLine.Option;
 @Command(name = "operator", mixinStandardHelpOptions = true,
     description = "Run the Respawn operator (the default command).")
 public final class OperatorCommand implements Callable<Integer> {
+  /** The operator's requests name it (fabric8's default names only the library, as the plugin's would). */
+  static final String USER_AGENT = "respawn-operator/" + RespawnCommand.VERSION;
+
   private static final Logger LOG = LoggerFactory.getLogger(OperatorCommand.class);
 
   @Option(names = "--namespaces", split = ",", description = "Namespaces to watch (default: all).")
@@ -136,7 +139,8 @@ public final class OperatorCommand implements Callable<Integer> {
     });
     // standard discovery: KUBECONFIG, ~/.kube/config, or the in-cluster service account; few retries,
     // so a dead API server cannot hold a reconcile thread for minutes (JOSDK retries the reconcile)
-    Config config = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(2).build();
+    Config config = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(2)
+        .withUserAgent(USER_AGENT).build();
     KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
         .withKubernetesSerialization(TolerantResources.forOperator()).build();
     OperatorSettings settings = new OperatorSettings(new LinkedHashSet<>(namespaces),

@@ -34,9 +34,16 @@ final class RequestIdOption {
     return given;
   }
 
-  /** Whether the instance carries {@code id} already (this request was sent before: nothing new to send). */
-  static boolean sentBefore(AgentInstance before, String annotation, String id) {
+  /**
+   * Whether this request (its id given) was sent before: the instance carries {@code id} already, or status shows the operator
+   * handled it (sent again, it would be ignored, and would write over a later request still waiting). Nothing new is
+   * sent then.
+   */
+  boolean sentBefore(AgentInstance before, String annotation, String id, boolean resume) {
+    if (given == null) {
+      return false; // a new id
+    }
     Map<String, String> annotations = before.getMetadata().getAnnotations();
-    return annotations != null && id.equals(annotations.get(annotation));
+    return annotations != null && id.equals(annotations.get(annotation)) || RequestProgress.known(before, id, resume);
   }
 }

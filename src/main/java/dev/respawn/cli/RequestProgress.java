@@ -61,10 +61,8 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
     Map<String, String> handled = st.handledRequests == null ? Map.of() : st.handledRequests;
     String kind = (resume ? OperatorRequest.RESUME : OperatorRequest.RESTART).statusKey();
     String handledId = handled.get(kind);
-    String handledResume = handled.get(OperatorRequest.RESUME.statusKey());
     if (id.equals(handledId) && !ours) {
-      if (!resume && last != null && dev.respawn.policy.RestartKind.Resume.name().equals(last.kind) && last.requestId != null
-          && last.requestId.equals(handledResume)) {
+      if (supersededByResume(st, resume)) {
         return new RequestProgress(State.REFUSED, "restart request " + id + " was superseded by resume request "
             + last.requestId, instance);
       }
@@ -91,7 +89,7 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
       // acted on, then another request of the kind came (before this one's restart showed in status): that one's
       // outcome is this one's
       RequestProgress later = of(instance, handledId, resume, runBefore);
-      return new RequestProgress(later.state(), kind + " request " + id + " was acted on, then request " + handledId
+      return new RequestProgress(later.state(), kind + " request " + id + " was handled, then request " + handledId
           + " came: " + later.message(), instance, later.followed());
     }
     String where = ours ? "accepted; waiting for the new pod (phase " + st.phase + ")"
@@ -102,8 +100,34 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
   }
 
   /**
+   * A restart request handled in the decision that acted on a resume request: the resume superseded it (status shows
+   * the resume's restart).
+   */
+  private static boolean supersededByResume(AgentInstanceStatus st, boolean resume) {
+    RestartRecord last = st.lastRestart;
+    String handledResume = st.handledRequests == null ? null : st.handledRequests.get(OperatorRequest.RESUME.statusKey());
+    return !resume && last != null && dev.respawn.policy.RestartKind.Resume.name().equals(last.kind)
+        && last.requestId != null && last.requestId.equals(handledResume);
+  }
+
+  /**
+   * Whether status shows that the operator handled request {@code id} of its kind already (acted on it, or refused it):
+   * sent again, it would be ignored, and it would write over a later request still waiting.
+   */
+  static boolean known(AgentInstance instance, String id, boolean resume) {
+    AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
+    String kind = (resume ? OperatorRequest.RESUME : OperatorRequest.RESTART).statusKey();
+    var refused = st.refusedRequests == null ? null : st.refusedRequests.get(kind);
+    return refused != null && id.equals(refused.id)
+        || st.handledRequests != null && id.equals(st.handledRequests.get(kind))
+        || st.earlierRequests != null && st.earlierRequests.getOrDefault(kind, java.util.List.of()).contains(id);
+  }
+
+  /**
    * Where a request stands that was sent before (its id given again, {@code --request-id}), when the operator handled
-   * it already: refused (status.refusedRequests), or acted on. Empty when it was not handled yet.
+   * it already: refused (status.refusedRequests), acted on (its restart started, or the instance ended up terminal
+   * before it did), superseded, or handled with its restart no longer in status. Empty when it was not handled yet, or
+   * was accepted and its new pod is still to come: it is waited for as any request.
    */
   static java.util.Optional<RequestProgress> handledBefore(AgentInstance instance, String id, boolean resume) {
     AgentInstanceStatus st = instance.getStatus() == null ? new AgentInstanceStatus() : instance.getStatus();
@@ -113,17 +137,26 @@ record RequestProgress(State state, String message, AgentInstance instance, RunR
       return java.util.Optional.of(new RequestProgress(State.REFUSED, kind + " request " + id + " was refused: "
           + refused.message, instance));
     }
-    boolean handled = st.handledRequests != null && id.equals(st.handledRequests.get(kind))
-        || st.earlierRequests != null && st.earlierRequests.getOrDefault(kind, java.util.List.of()).contains(id);
-    if (!handled) {
+    if (!known(instance, id, resume)) {
       return java.util.Optional.empty();
     }
     RestartRecord last = st.lastRestart;
-    if (last != null && id.equals(last.requestId) && (last.startedAt == null || last.startedAt.isEmpty())) {
-      return java.util.Optional.empty(); // accepted, its new pod still to come: waited for as any request
+    boolean handledLast = st.handledRequests != null && id.equals(st.handledRequests.get(kind));
+    if (last != null && id.equals(last.requestId) || handledLast) {
+      // judged as a wait would judge it: started, failed, superseded by a resume, or still to come; but a refusal it
+      // judges by phase alone is not one here (refused requests are in refusedRequests): a later failure's may be
+      RequestProgress p = of(instance, id, resume);
+      if (p.state() == State.PENDING) {
+        return java.util.Optional.empty();
+      }
+      if (p.state() != State.REFUSED || handledLast && supersededByResume(st, resume)) {
+        return java.util.Optional.of(new RequestProgress(p.state(), kind + " request " + id + " was handled already: "
+            + p.message(), instance, p.followed()));
+      }
     }
-    return java.util.Optional.of(new RequestProgress(State.STARTED, kind + " request " + id + " was acted on "
-        + "already" + (last != null && id.equals(last.requestId) ? " (pod " + last.pod + ")" : ""), instance));
+    // handled, not refused as far as status shows, and a later restart replaced status.lastRestart
+    return java.util.Optional.of(new RequestProgress(State.STARTED, kind + " request " + id + " was handled already; "
+        + "status no longer shows its restart (a later one replaced status.lastRestart)", instance));
   }
 
   /**

@@ -6,11 +6,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code java -jar respawn.jar [operator|...]}: the operator (the default) and the kubectl plugin commands. */
-@Command(name = "respawn", mixinStandardHelpOptions = true, version = "respawn 0.1.0",
+@Command(name = "respawn", mixinStandardHelpOptions = true, version = "respawn " + RespawnCommand.VERSION,
     description = "Respawn keeps AI agents alive on Kubernetes.",
     subcommands = {OperatorCommand.class, StatusCommand.class, RestartCommand.class, ResumeCommand.class,
         VerifyRestartedCommand.class, SimulateCommand.class, SimulateFleetCommand.class, SandboxCommand.class})
 public final class RespawnCommand {
+  /** This release: in --version and in the User-Agent of every request (the API server's audit log names it). */
+  public static final String VERSION = "0.1.0";
+
   private RespawnCommand() {}
 
   public static void main(String[] args) {

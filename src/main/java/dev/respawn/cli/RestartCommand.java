@@ -60,7 +60,7 @@ final class RestartCommand extends PluginCommand {
     AgentInstance before = cluster.instance(name);
     String id = requestId.id(cluster.clock, before, AgentInstance.RESTART_ANNOTATION, this::usage);
     // sent before (the same --request-id again): nothing new is sent, and what became of it is reported
-    boolean sentBefore = RequestIdOption.sentBefore(before, AgentInstance.RESTART_ANNOTATION, id);
+    boolean sentBefore = requestId.sentBefore(before, AgentInstance.RESTART_ANNOTATION, id, false);
     java.util.Optional<RequestProgress> handled = sentBefore ? RequestProgress.handledBefore(before, id, false)
         : java.util.Optional.empty();
     String requestedAt = cluster.now().toString();

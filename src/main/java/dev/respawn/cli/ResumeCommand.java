@@ -51,7 +51,7 @@ final class ResumeCommand extends PluginCommand {
     }
     String id = requestId.id(cluster.clock, before, AgentInstance.RESUME_ANNOTATION, this::usage);
     // sent before (the same --request-id again): nothing new is sent, and what became of it is reported
-    boolean sentBefore = RequestIdOption.sentBefore(before, AgentInstance.RESUME_ANNOTATION, id);
+    boolean sentBefore = requestId.sentBefore(before, AgentInstance.RESUME_ANNOTATION, id, true);
     java.util.Optional<RequestProgress> handled = sentBefore ? RequestProgress.handledBefore(before, id, true)
         : java.util.Optional.empty();
     String requestedAt = cluster.now().toString();

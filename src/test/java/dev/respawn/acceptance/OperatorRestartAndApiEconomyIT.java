@@ -34,6 +34,26 @@ class OperatorRestartAndApiEconomyIT extends OperatorScenario {
   }
 
   /**
+   * The operator and the plugin name themselves to the API server (User-Agent), apart from each other and from any
+   * other program built on fabric8: the API server's audit log and a request trace tell whose request it was.
+   */
+  @Test
+  void theOperatorAndThePluginNameThemselvesInTheirRequests() throws Exception {
+    Instant before = Instant.now();
+    PluginCli.Result status = plugin.run("status", "nobody", "-n", ns);
+    assertThat(status.exitCode()).as(status.err()).isEqualTo(1);
+    List<String> agents = cluster.requests.stream().filter(r -> r.byOperator()).map(ApiRequest::userAgent).distinct()
+        .toList();
+    assertThat(agents).as("user agents of the operator's and the plugin's requests")
+        .anySatisfy(a -> assertThat(a).startsWith("respawn-operator/"))
+        .anySatisfy(a -> assertThat(a).startsWith("kubectl-respawn/"))
+        .allSatisfy(a -> assertThat(a).matches("(respawn-operator|kubectl-respawn)/.+"));
+    assertThat(cluster.requests.stream().filter(r -> !r.at().isBefore(before)
+        && r.path().contains("/agentinstances/nobody"))).as("the plugin's read").isNotEmpty()
+        .allSatisfy(r -> assertThat(r.userAgent()).startsWith("kubectl-respawn/"));
+  }
+
+  /**
    * The Deployment runs the operator leader-elected and the kubelet stops it with SIGTERM: it must stop within the
    * pod's grace period (30 s), not hang until it is killed (and never write its last Events).
    */

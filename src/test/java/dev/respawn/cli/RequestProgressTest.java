@@ -143,7 +143,7 @@ class RequestProgressTest {
     RequestProgress p = RequestProgress.of(st, "cli-1", false, 1);
 
     assertThat(p.state()).isEqualTo(State.STARTED);
-    assertThat(p.message()).isEqualTo("restart request cli-1 was acted on, then request pipeline-b came: pod coder-3 "
+    assertThat(p.message()).isEqualTo("restart request cli-1 was handled, then request pipeline-b came: pod coder-3 "
         + "replaces coder-2");
     // the later one not started yet: still pending
     AgentInstance accepted = with("""
@@ -174,7 +174,7 @@ class RequestProgressTest {
         """);
     assertThat(RequestProgress.handledBefore(started, "ci-42", false)).get()
         .satisfies(p -> assertThat(p.state()).isEqualTo(State.STARTED))
-        .satisfies(p -> assertThat(p.message()).isEqualTo("restart request ci-42 was acted on already (pod coder-2)"));
+        .satisfies(p -> assertThat(p.message()).isEqualTo("restart request ci-42 was handled already: pod coder-2 replaces coder-1"));
     // a failure's restart since replaced lastRestart: acted on all the same
     AgentInstance since = with("""
         {phase: Backoff, handledRequests: {restart: ci-42}, lastRestart: {kind: Failure, pod: coder-3}}
@@ -197,5 +197,23 @@ class RequestProgressTest {
     assertThat(RequestProgress.handledBefore(with("{phase: Running}"), "ci-42", false)).isEmpty();
     // the other kind's id is not this one's
     assertThat(RequestProgress.handledBefore(started, "ci-42", true)).isEmpty();
+  }
+
+  /**
+   * Restart ci-r and resume ci-y were handled in one decision: the resume restarted the instance, the restart was
+   * answered by it. The same id given again is reported as the wait reported it: superseded.
+   */
+  @Test
+  void aRestartSupersededByAResumeIsReportedTheSameWhenRetried() throws IOException {
+    AgentInstance st = with("""
+        {phase: Running, run: 4, handledRequests: {restart: ci-r, resume: ci-y},
+         lastRestart: {kind: Resume, requestId: ci-y, previousPod: coder-3, pod: coder-4,
+                       startedAt: "2026-01-01T00:00:05Z"}}
+        """);
+    State waited = RequestProgress.of(st, "ci-r", false, 3).state();
+    State retried = RequestProgress.handledBefore(st, "ci-r", false).map(RequestProgress::state).orElse(null);
+
+    assertThat(waited).isEqualTo(State.REFUSED);
+    assertThat(retried).as("wait said " + waited).isEqualTo(waited);
   }
 }

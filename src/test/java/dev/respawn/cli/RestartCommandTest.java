@@ -290,8 +290,8 @@ class RestartCommandTest {
     assertThat(j.get("success").asBoolean()).isTrue();
     assertThat(j.get("waited").asBoolean()).isFalse();
     assertThat(j.get("pod").asText()).isEqualTo("coder-2");
-    assertThat(j.get("message").asText()).isEqualTo("Restarted: restart request pipeline-812 was acted on already "
-        + "(pod coder-2)");
+    assertThat(j.get("message").asText()).isEqualTo("Restarted: restart request pipeline-812 was handled already: "
+        + "pod coder-2 replaces coder-1");
     assertThat(Instances.get(API.client(), "same-id", "coder").getMetadata().getResourceVersion())
         .as("nothing written").isEqualTo(before);
     assertThat(Instances.annotations(API.client(), "same-id", "coder"))

@@ -157,8 +157,8 @@ class ResumeCommandTest {
         "json");
 
     assertThat(r.exit()).as(r.toString()).isZero();
-    assertThat(r.json().get("message").asText()).isEqualTo("Resumed: resume request pipeline-7 was acted on already "
-        + "(pod stuck-5)");
+    assertThat(r.json().get("message").asText()).isEqualTo("Resumed: resume request pipeline-7 was handled already: "
+        + "pod stuck-5 replaces stuck-4");
     assertThat(r.json().has("warning")).as("a request acted on already warns of nothing").isFalse();
     assertThat(Instances.get(API.client(), "resume-same-id", "stuck").getMetadata().getResourceVersion())
         .as("nothing written").isEqualTo(before);
