@@ -4,7 +4,6 @@ import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.api.v1alpha1.AgentRestartPolicy;
 import dev.respawn.heartbeat.HeartbeatLeases;
 import dev.respawn.heartbeat.RenewalClock;
-import dev.respawn.policy.Bounds;
 import dev.respawn.policy.Decision;
 import dev.respawn.policy.InstanceState;
 import dev.respawn.policy.RestartEvaluator;
@@ -168,16 +167,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     if (settled.isPresent()) {
       return settled.get(); // a decision owed to status was written first: decided again on it
     }
-    String unreadable = InstanceSpecRules.problems(instance);
-    Optional<Refused> refused = Optional.empty();
-    if (!unreadable.isEmpty()) {
-      // fields of the wrong JSON type (the schema was bypassed): refused, like an invalid policy
-      refused = Optional.of(new Refused(Refusal.InvalidSpec, Bounds.oneLine("AgentInstance "
-          + instance.getMetadata().getName() + " is invalid: " + unreadable + "; nothing is restarted until it is fixed",
-          Bounds.MESSAGE_BYTES)));
-    } else if (resolved.policy().isEmpty()) {
-      refused = Optional.of(new Refused(resolved.reason(), resolved.message()));
-    }
+    Optional<InstanceRefused> refused = InstanceRefused.of(instance, resolved);
     if (refused.isPresent() && !InstanceSighting.suspended(instance)) {
       refuse(instance, writer, refused.get().reason(), refused.get().message(), now);
       return Optional.empty();
@@ -259,7 +249,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     boolean refusalInEvent = !refusalShown && !decision.notices().isEmpty();
     Decision told = refusalInEvent ? decision.withNotice(refused.get().reason().notice(refused.get().message()))
         : decision;
-    Optional<Refused> refusal = refused;
+    Optional<InstanceRefused> refusal = refused;
     Pod pod = currentPod(context, decision);
     Runnable tell = () -> {
       sink.decided(instance, told, pod);
@@ -284,9 +274,6 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     return unwatched.lookAgain(decision.wakeAt().map(at -> Duration.between(settings.clock().instant(), at))
         .map(delay -> (delay.isNegative() ? Duration.ZERO : delay).plusMillis(1)));
   }
-
-  /** Why the instance is refused: the Ready condition's reason and message. */
-  private record Refused(Refusal reason, String message) {}
 
   /** Nothing is restarted: status says why, then it is told (Event, audit line). */
   private void refuse(AgentInstance instance, InstanceStatusWriter writer, Refusal reason, String message,
