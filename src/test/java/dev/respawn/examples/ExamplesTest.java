@@ -87,4 +87,37 @@ class ExamplesTest {
       }
     }
   }
+
+  /**
+   * kubectl apply creates a file's objects in their order, and a pod whose ServiceAccount does not exist
+   * yet is refused by admission: an instance comes after its policy, its ServiceAccount and the Role
+   * and RoleBinding that let it renew its Lease, so its first pod starts with them in place.
+   */
+  @ParameterizedTest
+  @MethodSource("examples")
+  void everythingAnInstanceNeedsComesBeforeItInTheFile(Path file) throws IOException {
+    List<HasMetadata> objects = load(file);
+    for (int i = 0; i < objects.size(); i++) {
+      if (objects.get(i) instanceof AgentInstance instance) {
+        String account = instance.getSpec().template.getSpec().getServiceAccountName();
+        List<HasMetadata> before = objects.subList(0, i);
+        assertThat(before).as("%s: before instance %s", file, instance.getMetadata().getName())
+            .anySatisfy(o -> assertThat(o).isInstanceOf(AgentRestartPolicy.class)
+                .extracting(x -> x.getMetadata().getName()).isEqualTo(instance.getSpec().policyRef.name))
+            .anySatisfy(o -> {
+              assertThat(o.getKind()).isEqualTo("ServiceAccount");
+              assertThat(o.getMetadata().getName()).isEqualTo(account);
+            })
+            .anySatisfy(o -> assertThat(o).isInstanceOfSatisfying(RoleBinding.class, b ->
+                assertThat(b.getSubjects()).anySatisfy(sub -> assertThat(sub.getName()).isEqualTo(account))));
+        List<String> bound = before.stream().filter(RoleBinding.class::isInstance).map(RoleBinding.class::cast)
+            .filter(b -> b.getSubjects().stream().anyMatch(sub -> account.equals(sub.getName())))
+            .map(b -> b.getRoleRef().getName()).toList();
+        assertThat(before).as("%s: the Role bound to %s comes before instance %s", file, account,
+                instance.getMetadata().getName())
+            .anySatisfy(o -> assertThat(o).isInstanceOfSatisfying(Role.class,
+                r -> assertThat(bound).contains(r.getMetadata().getName())));
+      }
+    }
+  }
 }
