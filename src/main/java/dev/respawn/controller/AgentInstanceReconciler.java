@@ -192,13 +192,14 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .filter(p -> p.getMetadata().getName().equals(state.currentPod)
             && uid.equals(InstanceSighting.controllerUid(p))).findFirst().orElse(null));
     leaseNames.remember(uid, specLease, runLease);
-    Lease lease = leases.get(new ResourceID(runLease, ns)).orElse(null);
+    Lease lease = leaseNames.heartbeat(leases.get(new ResourceID(runLease, ns)), instance, state.run).orElse(null);
     Optional<PodFacts> vanished = unwritten.vanished(uid, state, cached, directGet, now);
     // gone already: the decision's delete of it needs no API call
     vanished.ifPresent(p -> deletions.record(p.uid()));
     java.util.function.BiFunction<List<Pod>, Lease, Sighting> sight = (p, l) -> {
-      boolean specLeaseExists = runLease.equals(specLease) ? l != null
-          : leases.get(new ResourceID(specLease, ns)).isPresent();
+      // another's Lease of that name is not made again (nor heard) until it is gone
+      boolean specLeaseExists = runLease.equals(specLease) && l != null
+          || leases.get(new ResourceID(specLease, ns)).isPresent();
       Sighting sighted = InstanceSighting.of(instance, state, p, directGet, runLease, l, specLeaseExists,
           renewals, policy.heartbeat().timeout().isPresent(), now).withDependencies(resolver.circuits(instance))
           .withStartUntold(!unwritten.holds(uid));
@@ -212,7 +213,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
     // agent)
     RunEndRecheck.Judged judged = RunEndRecheck.confirm(new RunEndRecheck.Judged(cachedSight, onCache), cached, lease,
         deletions::deleted, directGet, () -> RunEndRecheck.handOver(lease, Optional.ofNullable(context.getClient().leases()
-            .inNamespace(ns).withName(runLease).get()).filter(l -> RunEndRecheck.heartbeatOf(l, instance))
+            .inNamespace(ns).withName(runLease).get()).filter(l -> RunLeases.heartbeatOf(l, instance))
             .orElse(null), renewals), sight, s -> evaluator.decide(policy, state, s, now, random(instance, state)));
     Sighting seen = judged.seen();
     Decision decided = judged.decision();

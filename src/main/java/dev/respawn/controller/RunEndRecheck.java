@@ -111,16 +111,6 @@ final class RunEndRecheck {
   }
 
   /**
-   * Whether the Lease read is one the Lease watch could show as {@code instance}'s heartbeat: labelled for it, or
-   * controlled by it (a Lease of that name someone else made is no heartbeat of the run, read or watched).
-   */
-  static boolean heartbeatOf(Lease lease, AgentInstance instance) {
-    Map<String, String> labels = lease.getMetadata().getLabels();
-    return labels != null && instance.getMetadata().getName().equals(labels.get(AgentInstance.INSTANCE_LABEL))
-        || instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(lease));
-  }
-
-  /**
    * The object as the API server has it, when it is not the copy {@code judged} (another resourceVersion, or one
    * the cache did not have). Empty when it is the same, when it is gone, or when it may not be read.
    */

@@ -1,8 +1,13 @@
 package dev.respawn.controller;
 
+import dev.respawn.api.v1alpha1.AgentInstance;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Leases other than the spec's that an instance's runs renewed (a run keeps the Lease its pod was given when
@@ -12,10 +17,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Also the Lease name whose create met someone else's Lease of that name (409; it lacks the instance label, so
  * no informer shows it), with the run it was for: the create is tried once per run, not at every wake-up of it
  * (api.md §12: nothing is written because time passed). A new run, or a renamed Lease, tries again.
+ *
+ * <p>And which Lease of the run's name is its heartbeat at all ({@link #heartbeatOf}): one another object controls
+ * (a predecessor of the same name whose Lease the garbage collector has not removed yet, holder
+ * {@code <name>-1} as the new first pod's) is neither believed nor touched, and said once per run.
  */
 final class RunLeases {
+  private static final Logger LOG = LoggerFactory.getLogger(RunLeases.class);
   private final Map<String, Set<String>> byInstance = new ConcurrentHashMap<>();
   private final Map<String, Taken> taken = new ConcurrentHashMap<>();
+  private final Map<String, Taken> anothersSeen = new ConcurrentHashMap<>();
 
   /** A Lease name found held by another for a run of the instance. */
   private record Taken(String lease, int run) {}
@@ -37,9 +48,43 @@ final class RunLeases {
     return new Taken(lease, run).equals(taken.get(instanceUid));
   }
 
+  /**
+   * The cached Lease of the run's name when it is the instance's heartbeat ({@link #heartbeatOf}); empty when there
+   * is none, or it is another object's (said once per run: the run's renewals are not heard until it is gone and
+   * the operator has made the instance's own).
+   */
+  Optional<Lease> heartbeat(Optional<Lease> cached, AgentInstance instance, int run) {
+    if (cached.isEmpty() || heartbeatOf(cached.get(), instance)) {
+      return cached;
+    }
+    String name = cached.get().getMetadata().getName();
+    if (!new Taken(name, run).equals(anothersSeen.put(instance.getMetadata().getUid(), new Taken(name, run)))) {
+      LOG.warn("Heartbeat Lease {}/{} is not instance {}'s: its controller is another object (uid {}); its renewals"
+          + " and verdict are not the run's. Made again once it is gone (the garbage collector removes a deleted"
+          + " predecessor's); else rename spec.heartbeat.leaseName", instance.getMetadata().getNamespace(), name,
+          instance.getMetadata().getName(), InstanceSighting.controllerUid(cached.get()));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether a Lease is {@code instance}'s heartbeat: controlled by it, or controlled by nothing and labelled for it.
+   * One that another object controls is not, whatever its label says (the instance label names an instance, not an
+   * incarnation: a deleted predecessor's Lease bears it too), nor is one someone made unlabelled.
+   */
+  static boolean heartbeatOf(Lease lease, AgentInstance instance) {
+    String controller = InstanceSighting.controllerUid(lease);
+    if (controller != null) {
+      return controller.equals(instance.getMetadata().getUid());
+    }
+    Map<String, String> labels = lease.getMetadata().getLabels();
+    return labels != null && instance.getMetadata().getName().equals(labels.get(AgentInstance.INSTANCE_LABEL));
+  }
+
   /** The other Leases the instance's runs renewed, forgotten (and a Lease name found held by another). */
   Set<String> forget(String instanceUid) {
     taken.remove(instanceUid);
+    anothersSeen.remove(instanceUid);
     Set<String> names = byInstance.remove(instanceUid);
     return names == null ? Set.of() : names;
   }

@@ -40,21 +40,27 @@ class RunEndRecheckTest {
   }
 
   @Test
-  void aLeaseReadIsAHeartbeatOnlyWhenLabelledForTheInstanceOrControlledByIt() {
+  void aLeaseIsAHeartbeatOnlyWhenControlledByTheInstanceOrByNothingAndLabelledForIt() {
     dev.respawn.api.v1alpha1.AgentInstance instance = new dev.respawn.api.v1alpha1.AgentInstance();
     instance.setMetadata(new ObjectMetaBuilder().withName("coder").withNamespace("ns").withUid("u-1").build());
     Lease foreign = lease("1");
-    assertThat(RunEndRecheck.heartbeatOf(foreign, instance)).isFalse();
+    assertThat(RunLeases.heartbeatOf(foreign, instance)).isFalse();
     Lease labelled = lease("1");
     labelled.getMetadata().setLabels(java.util.Map.of("respawn.dev/instance", "coder"));
-    assertThat(RunEndRecheck.heartbeatOf(labelled, instance)).isTrue();
+    assertThat(RunLeases.heartbeatOf(labelled, instance)).isTrue();
     Lease otherInstances = lease("1");
     otherInstances.getMetadata().setLabels(java.util.Map.of("respawn.dev/instance", "writer"));
-    assertThat(RunEndRecheck.heartbeatOf(otherInstances, instance)).isFalse();
+    assertThat(RunLeases.heartbeatOf(otherInstances, instance)).isFalse();
     Lease owned = lease("1");
     owned.getMetadata().setOwnerReferences(java.util.List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
         .withApiVersion("respawn.dev/v1alpha1").withKind("AgentInstance").withName("coder").withUid("u-1")
         .withController(true).build()));
-    assertThat(RunEndRecheck.heartbeatOf(owned, instance)).isTrue();
+    assertThat(RunLeases.heartbeatOf(owned, instance)).isTrue();
+    Lease predecessors = lease("1"); // labelled for the name, controlled by an earlier instance of that name
+    predecessors.getMetadata().setLabels(java.util.Map.of("respawn.dev/instance", "coder"));
+    predecessors.getMetadata().setOwnerReferences(java.util.List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+        .withApiVersion("respawn.dev/v1alpha1").withKind("AgentInstance").withName("coder").withUid("u-0")
+        .withController(true).build()));
+    assertThat(RunLeases.heartbeatOf(predecessors, instance)).isFalse();
   }
 }
