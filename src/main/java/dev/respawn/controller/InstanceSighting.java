@@ -41,7 +41,11 @@ final class InstanceSighting {
   static Sighting of(AgentInstance instance, InstanceState state, List<Pod> cached, Function<String, Pod> directGet,
       String leaseName, Lease lease, boolean leaseExists, RenewalClock renewals, boolean heartbeatsRequired,
       Instant now) {
-    String agentContainer = instance.getSpec() == null ? null : instance.getSpec().agentContainer;
+    // what a pod without its own record (its annotation lost to a webhook) is judged by: the template's first
+    // container when none is named, not the stored pod's (an injected proxy may be put first)
+    String agentContainer = instance.getSpec() == null ? null : PodFactory.agentContainer(instance,
+        instance.getSpec().template == null || instance.getSpec().template.getSpec() == null
+            ? new io.fabric8.kubernetes.api.model.PodSpec() : instance.getSpec().template.getSpec()).orElse(null);
     List<Pod> pods = new ArrayList<>(cached);
     boolean runExpected = state.phase == Phase.Starting || state.phase == Phase.Running;
     if (runExpected && state.currentPod != null && !heartbeatsRequired) {
@@ -51,7 +55,8 @@ final class InstanceSighting {
         && pods.stream().noneMatch(p -> state.currentPod.equals(p.getMetadata().getName()))) {
       Optional.ofNullable(directGet.apply(state.currentPod)).ifPresent(pods::add);
     }
-    List<PodFacts> facts = pods.stream().map(p -> facts(p, agentContainer, now)).toList();
+    List<PodFacts> facts = pods.stream().map(p -> facts(p, instance.getMetadata().getName(), agentContainer, now))
+        .toList();
     Map<String, String> annotations = instance.getMetadata().getAnnotations() == null ? Map.of()
         : instance.getMetadata().getAnnotations();
     boolean suspend = suspended(instance);
@@ -133,8 +138,8 @@ final class InstanceSighting {
         .map(PodView::createdAt).filter(java.util.Objects::nonNull).findFirst();
   }
 
-  static PodFacts facts(Pod pod, String agentContainer, Instant now) {
-    return new PodFacts(PodObserver.view(pod, agentContainer), run(pod), controllerUid(pod),
+  private static PodFacts facts(Pod pod, String instanceName, String agentContainer, Instant now) {
+    return new PodFacts(PodObserver.view(pod, agentContainer), run(pod, instanceName), controllerUid(pod),
         PodObserver.ending(pod, agentContainer, now));
   }
 
@@ -148,11 +153,17 @@ final class InstanceSighting {
         .findFirst().orElse(null);
   }
 
-  static int run(Pod p) {
-    String label = p.getMetadata().getLabels() == null ? null
-        : p.getMetadata().getLabels().get(AgentInstance.RUN_LABEL);
+  /**
+   * The run a pod is of: from its name, {@code <instance>-<run>}, which the operator gave it and nobody can change;
+   * the {@code respawn.dev/run} label (anyone may edit it, a webhook may rewrite it) only for a pod not so named.
+   */
+  static int run(Pod p, String instanceName) {
+    String name = p.getMetadata().getName();
+    String prefix = instanceName + "-";
+    String number = name != null && name.startsWith(prefix) ? name.substring(prefix.length())
+        : p.getMetadata().getLabels() == null ? null : p.getMetadata().getLabels().get(AgentInstance.RUN_LABEL);
     try {
-      return label == null ? 0 : Integer.parseInt(label);
+      return number == null ? 0 : Math.max(0, Integer.parseInt(number));
     } catch (NumberFormatException e) {
       return 0;
     }

@@ -65,7 +65,7 @@ final class PodActions {
     if (decision.start().isPresent() && !decision.startsExisting()) {
       Pod pod = PodFactory.build(instance, decision.start().get(), HeartbeatLeases.leaseName(instance));
       try {
-        Pod created = client.pods().inNamespace(namespace()).resource(pod).create();
+        Pod created = LostLabels.restore(client, pod, client.pods().inNamespace(namespace()).resource(pod).create());
         pods.handleRecentResourceCreate(ResourceID.fromResource(created), created);
       } catch (KubernetesClientException e) {
         Pod existing = e.getCode() == 409 ? existing(pod.getMetadata().getName(), e) : null;

@@ -68,7 +68,8 @@ public final class PodFactory {
   }
 
   /** The container whose exit decides the run: spec.agentContainer, else the template's first container. */
-  private static java.util.Optional<String> agentContainer(AgentInstance instance, PodSpec spec) {
+  /** The container that decides a run of the instance: spec.agentContainer, else the template's first. */
+  static java.util.Optional<String> agentContainer(AgentInstance instance, PodSpec spec) {
     String named = instance.getSpec().agentContainer;
     if (named != null && !named.isEmpty()) {
       return java.util.Optional.of(named);

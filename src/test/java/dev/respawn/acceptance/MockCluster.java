@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -51,14 +52,17 @@ final class MockCluster implements AutoCloseable {
   final Path dir;
   final Path kubeconfig;
   final ConcurrentLinkedQueue<ApiRequest> requests = new ConcurrentLinkedQueue<>();
+  /** What a test's admission chain makes of each request before the store sees it (none: as sent). */
+  private volatile UnaryOperator<RecordedRequest> admission = UnaryOperator.identity();
 
   MockCluster() throws IOException {
     MOCK_LOG.setLevel(Level.OFF);
     KubernetesCrudDispatcher crud = new EtcdLikeDeletes();
     Dispatcher recording = new Dispatcher() {
       @Override
-      public MockResponse dispatch(RecordedRequest request) {
+      public MockResponse dispatch(RecordedRequest sent) {
         Instant at = Instant.now();
+        RecordedRequest request = admission.apply(sent);
         MockResponse response = request.getPath().startsWith(RULES_REVIEWS) ? everythingAllowed(request)
             : crud.dispatch(request);
         String agent = request.getHeader("User-Agent");
@@ -97,6 +101,14 @@ final class MockCluster implements AutoCloseable {
           context: {cluster: mock, user: tester, namespace: default}
         current-context: mock
         """.formatted(url.replaceAll("/$", "")));
+  }
+
+  /**
+   * Puts {@code chain} in front of the store, as mutating admission on a real API server: a request it rewrites
+   * (e.g. a pod create with a sidecar injected) is stored, answered and watched as rewritten.
+   */
+  void admission(UnaryOperator<RecordedRequest> chain) {
+    admission = java.util.Objects.requireNonNull(chain);
   }
 
   /** Where JOSDK's leader election asks what it may do before it takes the Lease. */
