@@ -41,6 +41,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
   private final DecisionSink sink;
   private final ReconcileGate gate;
   private final PolicyResolver references;
+  private final OwedTransitions owed = new OwedTransitions();
   private InformerEventSource<AgentInstance, AgentRestartPolicy> instances;
   /**
    * The policy an instance's update just left, by instance: noted by the update filter (which sees the older
@@ -101,6 +102,7 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     }
     try {
       if (context.isPrimaryResourceDeleted()) {
+        owed.forget(policy);
         sink.forget(policy); // after every reconcile of it (JOSDK runs one at a time): no gauge stays
         return UpdateControl.noUpdate();
       }
@@ -163,10 +165,18 @@ public class AgentRestartPolicyReconciler implements Reconciler<AgentRestartPoli
     var wanted = Serialization.jsonMapper().valueToTree(status);
     var current = policy.getStatus() == null ? null
         : DependencyStatuses.withProbesShown(Serialization.jsonMapper().valueToTree(policy.getStatus()));
-    if (!Objects.equals(wanted, current) && !StatusPatch.commit(context, policy, status, onServer ->
-        onServer.getStatus() != null && wanted.equals(DependencyStatuses.withProbesShown(
-            Serialization.jsonMapper().valueToTree(onServer.getStatus()))))) {
-      return UpdateControl.noUpdate(); // deleted (or made anew) meanwhile: nothing to tell
+    owed.settle(policy, current, sink); // a write whose answer was lost, found landed: its transitions told now
+    try {
+      if (!Objects.equals(wanted, current) && !StatusPatch.commit(context, policy, status, onServer ->
+          onServer.getStatus() != null && wanted.equals(DependencyStatuses.withProbesShown(
+              Serialization.jsonMapper().valueToTree(onServer.getStatus()))))) {
+        return UpdateControl.noUpdate(); // deleted (or made anew) meanwhile: nothing to tell
+      }
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      if (fleet != null) {
+        owed.owe(policy, wanted, fleet.circuits(), fleet.transitions());
+      }
+      throw e;
     }
     StatusCondition before = Conditions.find(previous, "Accepted");
     boolean news = before == null || !Objects.equals(before.status, accepted.status)
