@@ -56,17 +56,19 @@ final class WakeUps extends AbstractEventSource<Void, AgentInstance> implements 
       cancel(id);
       return;
     }
-    ScheduledFuture<?>[] scheduled = new ScheduledFuture<?>[1];
-    ScheduledFuture<?> future = running.schedule(() -> {
-      // only the wake-up still set for it is taken out: a newer one may have replaced this one meanwhile
-      pending.remove(id, scheduled[0]);
-      getEventHandler().handleEvent(new Event(id));
-    }, nanos(delay.get()), TimeUnit.NANOSECONDS);
-    scheduled[0] = future;
-    ScheduledFuture<?> earlier = pending.put(id, future);
-    if (earlier != null) {
-      earlier.cancel(false);
-    }
+    ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
+    // set under the map's lock for the id: a wake-up due at once, run before it was put, still takes itself out
+    pending.compute(id, (key, earlier) -> {
+      if (earlier != null) {
+        earlier.cancel(false);
+      }
+      self[0] = running.schedule(() -> {
+        // only the wake-up still set for it is taken out: a newer one may have replaced this one meanwhile
+        pending.computeIfPresent(id, (k, set) -> set == self[0] ? null : set);
+        getEventHandler().handleEvent(new Event(id));
+      }, nanos(delay.get()), TimeUnit.NANOSECONDS);
+      return self[0];
+    });
   }
 
   /**

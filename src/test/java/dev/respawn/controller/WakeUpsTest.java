@@ -40,6 +40,15 @@ class WakeUpsTest {
   }
 
   @Test
+  void wakeUpsDueAtOnceLeaveNothingSetOnceTheyRan() {
+    // a wake-up due at once may run on the timer before set() has put it: it still takes itself out
+    List<ResourceID> ids = IntStream.range(0, 2000).mapToObj(n -> new ResourceID("i-" + n, "ns")).toList();
+    ids.forEach(id -> wakeUps.set(id, Optional.of(Duration.ZERO)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> woken.size() == ids.size());
+    assertThat(wakeUps.sizes()).containsExactly(0, 0);
+  }
+
+  @Test
   void aLaterReconcileReplacesTheWakeUpBeforeIt() {
     ResourceID id = new ResourceID("a", "ns");
     wakeUps.set(id, Optional.of(Duration.ofMillis(50)));
