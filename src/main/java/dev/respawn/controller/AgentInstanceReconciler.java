@@ -192,7 +192,7 @@ public class AgentInstanceReconciler implements Reconciler<AgentInstance> {
         .filter(p -> p.getMetadata().getName().equals(state.currentPod)
             && uid.equals(InstanceSighting.controllerUid(p))).findFirst().orElse(null));
     leaseNames.remember(uid, specLease, runLease);
-    Lease lease = leaseNames.heartbeat(leases.get(new ResourceID(runLease, ns)), instance, state.run).orElse(null);
+    Lease lease = leaseNames.heartbeat(leases.get(new ResourceID(runLease, ns)), instance).orElse(null);
     Optional<PodFacts> vanished = unwritten.vanished(uid, state, cached, directGet, now);
     // gone already: the decision's delete of it needs no API call
     vanished.ifPresent(p -> deletions.record(p.uid()));

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * policy whose write failed; nothing survives an operator restart.
  */
 final class OwedTransitions {
-  private record Owed(JsonNode status, List<DependencyCircuit> circuits,
+  /** What a failed write carried, and the resourceVersion of the policy it was decided on. */
+  private record Owed(String readVersion, JsonNode status, List<DependencyCircuit> circuits,
       Map<String, List<DependencyCircuit.Transition>> transitions) {}
 
   private final Map<String, Owed> owed = new ConcurrentHashMap<>();
@@ -27,17 +28,26 @@ final class OwedTransitions {
   void owe(AgentRestartPolicy policy, JsonNode status, List<DependencyCircuit> circuits,
       Map<String, List<DependencyCircuit.Transition>> transitions) {
     if (transitions.values().stream().anyMatch(t -> !t.isEmpty())) {
-      owed.put(policy.getMetadata().getUid(), new Owed(status, circuits, transitions));
+      // a reconcile on the same version again (the cache had not seen the write) keeps the first one owed: it is
+      // the one that may have landed
+      owed.merge(policy.getMetadata().getUid(), new Owed(policy.getMetadata().getResourceVersion(), status, circuits,
+          transitions), (first, again) -> first.readVersion().equals(again.readVersion()) ? first : again);
     }
   }
 
   /**
    * Tells what is owed to {@code policy} when it shows {@code shown}, the status the failed write carried (it
-   * landed); forgets it either way.
+   * landed), and forgets it; forgets it untold when the policy moved on to another status. Kept while the policy is
+   * still the version the write was decided on: the cache has not shown what became of the write yet.
    */
   void settle(AgentRestartPolicy policy, JsonNode shown, DecisionSink sink) {
-    Owed o = owed.remove(policy.getMetadata().getUid());
-    if (o != null && Objects.equals(o.status(), shown)) {
+    String uid = policy.getMetadata().getUid();
+    Owed o = owed.get(uid);
+    if (o == null || o.readVersion().equals(policy.getMetadata().getResourceVersion())) {
+      return;
+    }
+    owed.remove(uid, o);
+    if (Objects.equals(o.status(), shown)) {
       sink.dependencies(policy, o.circuits(), o.transitions());
     }
   }

@@ -71,6 +71,7 @@ final class PodActions {
         Pod existing = e.getCode() == 409 ? existing(pod.getMetadata().getName(), e) : null;
         if (existing != null && instance.getMetadata().getUid().equals(InstanceSighting.controllerUid(existing))) {
           LOG.info("pod {} already exists: the run was started before", pod.getMetadata().getName());
+          LostLabels.restore(client, pod, existing);
         } else if (existing != null) {
           // a pod of that name that is not ours: never touched (api.md §2); retried until it goes
           return spawnFailed.apply(false, inTheWay(existing));

@@ -221,9 +221,14 @@ public final class PodObserver {
     String recorded = pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null ? null
         : pod.getMetadata().getAnnotations().get(AgentInstance.AGENT_CONTAINER_ANNOTATION);
     String wanted = recorded != null ? recorded : agentContainer;
-    if (wanted == null && pod.getSpec() != null && pod.getSpec().getContainers() != null
-        && !pod.getSpec().getContainers().isEmpty()) {
-      wanted = pod.getSpec().getContainers().get(0).getName();
+    List<io.fabric8.kubernetes.api.model.Container> containers = pod.getSpec() == null
+        || pod.getSpec().getContainers() == null ? List.of() : pod.getSpec().getContainers();
+    String named = wanted;
+    if (recorded == null && !containers.isEmpty()
+        && (named == null || containers.stream().noneMatch(c -> named.equals(c.getName())))) {
+      // no record, and the template's container is not in this pod (one made before pods carried the record, the
+      // template renamed since): its own first container, as it was then
+      wanted = containers.get(0).getName();
     }
     String name = wanted;
     return statuses.stream().filter(s -> name == null || name.equals(s.getName())).findFirst();

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>And which Lease of the run's name is its heartbeat at all ({@link #heartbeatOf}): one another object controls
  * (a predecessor of the same name whose Lease the garbage collector has not removed yet, holder
- * {@code <name>-1} as the new first pod's) is neither believed nor touched, and said once per run.
+ * {@code <name>-1} as the new first pod's) is neither believed nor touched, and said once for each such Lease.
  */
 final class RunLeases {
   private static final Logger LOG = LoggerFactory.getLogger(RunLeases.class);
@@ -50,15 +50,17 @@ final class RunLeases {
 
   /**
    * The cached Lease of the run's name when it is the instance's heartbeat ({@link #heartbeatOf}); empty when there
-   * is none, or it is another object's (said once per run: the run's renewals are not heard until it is gone and
-   * the operator has made the instance's own).
+   * is none, or it is another object's (said once for that Lease: the run's renewals are not heard until it is gone
+   * and the operator has made the instance's own).
    */
-  Optional<Lease> heartbeat(Optional<Lease> cached, AgentInstance instance, int run) {
+  Optional<Lease> heartbeat(Optional<Lease> cached, AgentInstance instance) {
     if (cached.isEmpty() || heartbeatOf(cached.get(), instance)) {
       return cached;
     }
     String name = cached.get().getMetadata().getName();
-    if (!new Taken(name, run).equals(anothersSeen.put(instance.getMetadata().getUid(), new Taken(name, run)))) {
+    // said once for each such Lease (its UID), not at every wake-up of the run
+    Taken seen = new Taken(name + "/" + cached.get().getMetadata().getUid(), 0);
+    if (!seen.equals(anothersSeen.put(instance.getMetadata().getUid(), seen))) {
       LOG.warn("Heartbeat Lease {}/{} is not instance {}'s: its controller is another object (uid {}); its renewals"
           + " and verdict are not the run's. Made again once it is gone (the garbage collector removes a deleted"
           + " predecessor's); else rename spec.heartbeat.leaseName", instance.getMetadata().getNamespace(), name,

@@ -223,6 +223,19 @@ class PodObserverTest {
     assertThat(PodObserver.ending(ended, null, NOW).orElseThrow().exitCode()).isEqualTo(0);
   }
 
+  /**
+   * A pod without the record (made before pods carried it) and a template whose first container was renamed since:
+   * judged by its own first container, as when it was made, not by a name it lacks (no ending found at all).
+   */
+  @Test
+  void aPodWithoutTheRecordIsJudgedByItsOwnFirstContainerWhenItLacksTheTemplatesName() {
+    Pod ended = twoContainers("Running").editStatus()
+        .withContainerStatuses(terminated("agent", 3, "Error"), terminated("proxy", 0, "Completed")).endStatus()
+        .build();
+    assertThat(PodObserver.ending(ended, "worker", NOW).orElseThrow().exitCode()).isEqualTo(0);
+    assertThat(PodObserver.ending(ended, "agent", NOW).orElseThrow().exitCode()).as("a name it has").isEqualTo(3);
+  }
+
   @Test
   void aRunningPodIsReadyOnlyByItsReadyConditionAndStartedWhenItsAgentDid() {
     Pod pod = twoContainers("Running").editStatus().withStartTime("2026-01-01T10:00:02Z")

@@ -172,6 +172,30 @@ final class OperatorScenario implements AutoCloseable {
     kubelet.renew("quiet", "quiet-1", "Healthy");
     awaitCall(c -> c.method().equals("GET") && c.uri().getPath().endsWith("/namespaces/" + NS + "/leases/quiet"));
 
+    // a mutating webhook replaced the labels of a pod (its create answers without them): the operator labels its
+    // own new pod again (a merge patch), or no watch would show it
+    api.faults(new dev.respawn.testsupport.ApiFaults() {
+      @Override
+      public io.fabric8.mockwebserver.http.MockResponse after(io.fabric8.mockwebserver.http.RecordedRequest r,
+          io.fabric8.mockwebserver.http.MockResponse handled) {
+        if (!"POST".equals(r.getMethod()) || !r.getPath().endsWith("/namespaces/" + NS + "/pods")) {
+          return handled;
+        }
+        io.fabric8.kubernetes.api.model.Pod pod = Serialization.unmarshal(new String(handled.getBody().getBytes(),
+            java.nio.charset.StandardCharsets.UTF_8), io.fabric8.kubernetes.api.model.Pod.class);
+        if (!"relabelled-1".equals(pod.getMetadata().getName())) {
+          return handled;
+        }
+        pod.getMetadata().setLabels(Map.of("sidecar.example/injected", "true"));
+        return handled.setBody(Serialization.asJson(pod));
+      }
+    });
+    policy(NS, "plain", "backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}\n");
+    kubelet.script("relabelled", Run.runForever());
+    instance(NS, "relabelled", "plain");
+    awaitCall(c -> c.method().equals("PATCH") && c.uri().getPath().endsWith("/namespaces/" + NS + "/pods/relabelled-1"));
+    api.faults(dev.respawn.testsupport.ApiFaults.NONE);
+
     // the same Event twice: its series is patched
     instance(NS, "ghost", "missing");
     awaitInstance("ghost", i -> i.getStatus().conditions != null && !i.getStatus().conditions.isEmpty());
