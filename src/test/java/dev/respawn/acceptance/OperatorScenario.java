@@ -184,7 +184,9 @@ abstract class OperatorScenario {
 
   /** Holds for the whole window (a fixed observation period for "nothing happens"). */
   static void holdsFor(Duration window, Callable<Boolean> condition) {
-    await().during(window).atMost(window.plusSeconds(10)).pollInterval(Duration.ofMillis(250)).until(condition);
+    // from now: one poll that finds it false fails at once (during() alone lets it turn true late, then hold)
+    await().failFast("the condition did not hold from the start of the window", () -> !condition.call())
+        .during(window).atMost(window.plusSeconds(10)).pollInterval(Duration.ofMillis(250)).until(condition);
   }
 
   static String readyReason(JsonNode status) {

@@ -306,6 +306,9 @@ class DependencyScenarioTest extends MockClusterScenario {
     AgentRestartPolicy open = f.awaitPolicy("fleet", p -> modelApi(p) != null && modelApi(p).state == CircuitState.Open
         && modelApi(p).waiting != null && modelApi(p).waiting >= 2);
     Instant halfOpenAt = Instant.parse(modelApi(open).halfOpenAt);
+    for (String name : List.of("b2", "b3")) {
+      f.awaitInstance(name, i -> at(i, 1, Phase.CircuitOpen));
+    }
     f.restartOperator();
     // the new process reads the circuit from status: the waiting instances stay put until halfOpenAt
     f.holdsFor(Duration.ofMillis(800), () -> List.of(f.get("b2"), f.get("b3")),

@@ -289,9 +289,11 @@ final class OperatorFixture implements AutoCloseable {
     return created;
   }
 
+  /** The condition holds at every poll from now for the whole period (one that finds it false fails at once). */
   <T> T holdsFor(Duration period, Supplier<T> value, Predicate<T> condition) {
-    return await().during(period).atMost(period.plus(AT_MOST)).pollInterval(Duration.ofMillis(50))
-        .until(value::get, condition);
+    return await().failFast("the condition did not hold from the start of the period",
+            () -> !condition.test(value.get()))
+        .during(period).atMost(period.plus(AT_MOST)).pollInterval(Duration.ofMillis(50)).until(value::get, condition);
   }
 
   void annotate(String name, String key, String value) {
