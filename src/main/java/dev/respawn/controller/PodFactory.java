@@ -68,7 +68,6 @@ public final class PodFactory {
   }
 
   /** The container whose exit decides the run: spec.agentContainer, else the template's first container. */
-  /** The container that decides a run of the instance: spec.agentContainer, else the template's first. */
   static java.util.Optional<String> agentContainer(AgentInstance instance, PodSpec spec) {
     String named = instance.getSpec().agentContainer;
     if (named != null && !named.isEmpty()) {

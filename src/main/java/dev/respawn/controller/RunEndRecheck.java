@@ -1,6 +1,5 @@
 package dev.respawn.controller;
 
-import dev.respawn.api.v1alpha1.AgentInstance;
 import dev.respawn.heartbeat.HeartbeatLeases;
 import dev.respawn.heartbeat.RenewalClock;
 import dev.respawn.policy.Decision;
@@ -13,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;

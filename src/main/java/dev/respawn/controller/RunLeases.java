@@ -26,7 +26,8 @@ final class RunLeases {
   private static final Logger LOG = LoggerFactory.getLogger(RunLeases.class);
   private final Map<String, Set<String>> byInstance = new ConcurrentHashMap<>();
   private final Map<String, Taken> taken = new ConcurrentHashMap<>();
-  private final Map<String, Taken> anothersSeen = new ConcurrentHashMap<>();
+  /** By instance UID: the other object's Lease last said to be in its way, as name/UID. */
+  private final Map<String, String> anothersSeen = new ConcurrentHashMap<>();
 
   /** A Lease name found held by another for a run of the instance. */
   private record Taken(String lease, int run) {}
@@ -59,7 +60,7 @@ final class RunLeases {
     }
     String name = cached.get().getMetadata().getName();
     // said once for each such Lease (its UID), not at every wake-up of the run
-    Taken seen = new Taken(name + "/" + cached.get().getMetadata().getUid(), 0);
+    String seen = name + "/" + cached.get().getMetadata().getUid();
     if (!seen.equals(anothersSeen.put(instance.getMetadata().getUid(), seen))) {
       LOG.warn("Heartbeat Lease {}/{} is not instance {}'s: its controller is another object (uid {}); its renewals"
           + " and verdict are not the run's. Made again once it is gone (the garbage collector removes a deleted"
