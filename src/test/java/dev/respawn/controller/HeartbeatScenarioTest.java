@@ -161,10 +161,11 @@ class HeartbeatScenarioTest extends MockClusterScenario {
   void aLeaseDeletedMidRunIsNoStallTheRunLivesOnTheLastRenewalSeen() {
     heartbeatingPastItsStartupGrace("kept");
     f.client.leases().inNamespace(OperatorFixture.NS).withName("kept").delete();
-    // the operator makes it again (the agent may only update it); the agent's renewals count again: healthy
-    // well past the timeout
-    f.holdsFor(Duration.ofMillis(5000), () -> f.get("kept"),
-        i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
+    // the operator makes it again (the agent may only update it); the agent's renewals count again: the run lives
+    // on well past the timeout, healthy (Ready may show the moment between the Lease made again and the agent's
+    // first renewal of it: seen once under CI load, see the closing note of 2026-11-28)
+    f.holdsFor(Duration.ofMillis(5000), () -> f.get("kept"), i -> at(i, 1, Phase.Running));
+    f.awaitInstance("kept", i -> at(i, 1, Phase.Running) && hasCondition(i, "Ready", "True", "Healthy"));
     assertThat(f.lease("kept").getMetadata().getOwnerReferences()).singleElement()
         .satisfies(o -> assertThat(o.getUid()).isEqualTo(f.get("kept").getMetadata().getUid()));
     // an agent that stops renewing is still caught, a timeout after its last renewal, not at the deletion

@@ -291,9 +291,22 @@ final class OperatorFixture implements AutoCloseable {
 
   /** The condition holds at every poll from now for the whole period (one that finds it false fails at once). */
   <T> T holdsFor(Duration period, Supplier<T> value, Predicate<T> condition) {
-    return await().failFast("the condition did not hold from the start of the period",
-            () -> !condition.test(value.get()))
-        .during(period).atMost(period.plus(AT_MOST)).pollInterval(Duration.ofMillis(50)).until(value::get, condition);
+    java.util.concurrent.atomic.AtomicReference<T> broke = new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      return await().failFast("the condition did not hold from the start of the period", () -> {
+        T seen = value.get();
+        if (condition.test(seen)) {
+          return false;
+        }
+        broke.set(seen);
+        return true;
+      }).during(period).atMost(period.plus(AT_MOST)).pollInterval(Duration.ofMillis(50)).until(value::get, condition);
+    } catch (org.awaitility.core.TerminalFailureException e) {
+      T seen = broke.get();
+      throw new AssertionError("the condition did not hold from the start of the period; it broke on:\n"
+          + (seen instanceof io.fabric8.kubernetes.api.model.HasMetadata o
+              ? io.fabric8.kubernetes.client.utils.Serialization.asYaml(o) : String.valueOf(seen)), e);
+    }
   }
 
   void annotate(String name, String key, String value) {

@@ -38,12 +38,13 @@ class PredecessorLeaseScenarioTest extends MockClusterScenario {
   void thePredecessorsVerdictDoesNotEndTheNewRunAndTheOperatorMakesItsOwnLeaseOnceThatOneIsGone() {
     f.policy("hb", """
         backoff: {type: Exponential, initialDelay: 100ms, maxDelay: 1s}
-        heartbeat: {timeout: 2s, startupGrace: 4s}
+        heartbeat: {timeout: 2s, startupGrace: 8s}
         """);
     predecessorsLease("ghost", "Crashed");
     f.kubelet.script("ghost", Run.runForever(), Run.runForever());
     AgentInstance created = f.instance("ghost", "hb");
     // the predecessor's Crashed on a Lease held by "ghost-1": not the new ghost-1's word
+    f.awaitInstance("ghost", i -> at(i, 1, Phase.Starting) || at(i, 1, Phase.Running));
     f.holdsFor(Duration.ofSeconds(2), () -> f.get("ghost"),
         i -> i.getStatus() != null && Integer.valueOf(0).equals(i.getStatus().attempt) && i.getStatus().lastFailure == null);
     assertThat(f.podsEverCreated("ghost")).containsExactly("ghost-1");
